@@ -1,0 +1,121 @@
+// The part of a worker that the inline fast path (fork_join, task_group)
+// touches, and the out-of-line slow paths it calls. Everything else about a
+// worker lives in src/core/worker.hpp.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+
+#include "locus/detail/deque.hpp"
+#include "locus/detail/frame.hpp"
+
+namespace locus::detail {
+
+// A counter written by one worker and read by anyone: a relaxed load and
+// store, which is a plain increment on x86 and aarch64 (no locked RMW).
+struct owner_counter {
+  std::atomic<std::uint64_t> value{0};
+  void bump() noexcept { value.store(value.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  std::uint64_t read() const noexcept { return value.load(std::memory_order_relaxed); }
+};
+
+struct worker_view {
+  work_deque deque;
+  owner_counter spawns;
+  int id = 0;
+  int place = 0;
+  // Locality hint inherited by frames this worker creates (NUMA-WS III-A).
+  std::int32_t hint = any_place;
+  // Set by a policy that decides where parent-first children go (CATS puts
+  // inter-socket tasks in a socket pool); otherwise they go on this deque.
+  bool routes_spawns = false;
+};
+
+// The worker running the caller, or nullptr off the pool. Not inline on
+// purpose: a fiber can resume on another thread, and the compiler must not
+// reuse a thread-local address computed before a call that may switch.
+worker_view* current_worker() noexcept;
+
+// Wakes a sleeping worker if work just appeared and no worker is looking for
+// it. Called after a push; its fast check is one relaxed load.
+extern std::atomic<std::uint64_t> g_idle_state;  // (sleeping << 32) | searching
+void wake_for_new_work() noexcept;
+inline void notify_push() noexcept {
+  const std::uint64_t s = g_idle_state.load(std::memory_order_relaxed);
+  if ((s >> 32) != 0 && static_cast<std::uint32_t>(s) == 0) [[unlikely]] wake_for_new_work();
+}
+
+// A suspended fiber that can be resumed on any worker.
+struct continuation : frame {
+  void* fiber = nullptr;  // src/core/fiber.hpp
+};
+
+// ---------------------------------------------------------------- fork_join
+// The second branch of fork_join, made stealable while the first runs.
+struct fork_job : frame {
+  enum : int { pending = 0, done = 1, parent_waiting = 2 };
+  std::atomic<int> state{pending};
+  std::exception_ptr error;
+  continuation waiter;  // the parent, when it suspended waiting for us
+  void* callable = nullptr;
+  void (*invoke)(void*) = nullptr;
+};
+frame* run_fork_job(frame* f);               // a thief runs a stolen fork_job
+void join_stolen_fork_job(fork_job& job);   // the parent waits for a stolen one
+
+// --------------------------------------------------------------- task_group
+struct group_state {
+  // Children of this group running elsewhere (continuation steals add one,
+  // each such child subtracts one when done; parent-first jobs that were
+  // stolen are added at sync), plus waiting_bias once the parent waits.
+  std::atomic<std::int64_t> outstanding{0};
+  static constexpr std::int64_t waiting_bias = std::int64_t{1} << 40;
+  bool stolen = false;              // a continuation of the parent was stolen
+  std::int32_t parent_first_pending = 0;  // parent-first jobs pushed, not yet popped
+  std::atomic<bool> has_error{false};
+  std::exception_ptr error;
+  continuation waiter;              // the parent suspended at sync
+  void* external_waiter = nullptr;  // semaphore of a non-worker parent
+  void record_error(std::exception_ptr e) noexcept {
+    bool expected = false;
+    if (has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) error = std::move(e);
+  }
+};
+
+// The parent's continuation after a work-first spawn; a thief that takes it
+// counts one more outstanding child in `group` (join.cpp).
+struct spawn_continuation : continuation {
+  group_state* group = nullptr;
+};
+
+// A work-first spawn: the child starts on a fresh fiber of this worker. The
+// trampoline moves the callable onto the child's stack, calls
+// publish_parent() (which makes the parent's continuation stealable), then
+// runs it.
+struct spawn_request {
+  group_state* group;
+  void* callable;
+  void (*trampoline)(spawn_request&);
+  spawn_continuation parent;
+};
+void spawn_child(spawn_request& req);
+void publish_parent(spawn_request& req) noexcept;
+
+// A parent-first (help-first) spawn: the child is queued and the parent goes on.
+struct parent_first_job : frame {
+  group_state* group;
+  void (*invoke)(parent_first_job*);   // runs and destroys the callable
+};
+void route_spawn(frame* f);                       // policy decides where f goes
+void* allocate_job(std::size_t bytes);            // per-worker pool; never null
+void free_job(void* p, std::size_t bytes) noexcept;
+frame* run_parent_first_job(frame* f);            // by whoever took it
+void sync_group(group_state& g);                  // slow path of sync
+void spawn_external(group_state& g, void* job_heap, frame* job);  // non-worker parent
+
+// Runs fn(arg) as a root task on the pool and blocks the calling (non-worker)
+// thread until it is done; rethrows what it threw.
+void run_on_pool(void (*fn)(void*), void* arg);
+
+}  // namespace locus::detail

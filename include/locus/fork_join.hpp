@@ -1,0 +1,94 @@
+// fork_join(f, g): runs f and g, possibly in parallel, and returns when both
+// are done. Serial order is f then g.
+//
+// Fast path (nothing stolen): g is pushed on this worker's deque as a job that
+// lives in this stack frame, f runs inline, and g is popped back and run
+// inline: one push, one pop, no allocation, no lock, no system call. Only if
+// a thief took g and it is still running does the parent suspend its fiber
+// (the slow path, in src/core/join.cpp).
+//
+// Exceptions: both f and g always run; if either throws, the first thrown (f
+// before g when both do) is rethrown after both are done.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/worker_view.hpp"
+
+namespace locus {
+inline namespace LOCUS_CONSTRUCTS_NS {
+
+#ifdef LOCUS_SERIAL_ELISION
+
+template <class F, class G>
+void fork_join(F&& f, G&& g) {
+  std::forward<F>(f)();
+  std::forward<G>(g)();
+}
+
+#else
+
+namespace detail_fj {
+template <class G>
+void invoke_callable(void* g) {
+  (*static_cast<std::remove_reference_t<G>*>(g))();
+}
+
+template <class F, class G>
+void run_whole(void* pair);
+}  // namespace detail_fj
+
+template <class F, class G>
+void fork_join(F&& f, G&& g) {
+  detail::worker_view* w = detail::current_worker();
+  if (w == nullptr) [[unlikely]] {
+    std::pair<F&, G&> both{f, g};
+    detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
+    return;
+  }
+  detail::fork_job job;
+  job.run = &detail::run_fork_job;
+  job.place = w->hint;
+  job.callable = std::addressof(g);
+  job.invoke = &detail_fj::invoke_callable<G>;
+  w->deque.push(&job);
+  w->spawns.bump();
+  detail::notify_push();
+
+  std::exception_ptr first_error;
+  try {
+    std::forward<F>(f)();
+  } catch (...) {
+    first_error = std::current_exception();
+  }
+  // f may have suspended and resumed on another worker: ask again.
+  w = detail::current_worker();
+  if (w->deque.pop() == &job) [[likely]] {
+    try {
+      g();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  } else {
+    detail::join_stolen_fork_job(job);
+    if (!first_error) first_error = job.error;
+  }
+  if (first_error) [[unlikely]] std::rethrow_exception(first_error);
+}
+
+namespace detail_fj {
+template <class F, class G>
+void run_whole(void* pair) {
+  auto* p = static_cast<std::pair<F&, G&>*>(pair);
+  fork_join(std::forward<F>(p->first), std::forward<G>(p->second));
+}
+}  // namespace detail_fj
+
+#endif
+
+}  // namespace LOCUS_CONSTRUCTS_NS
+}  // namespace locus

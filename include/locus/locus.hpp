@@ -1,0 +1,10 @@
+// locus: a task-parallel runtime that runs computation where its data lives.
+// The umbrella header: programs include this and nothing else.
+#pragma once
+
+#include "locus/errors.hpp"
+#include "locus/fork_join.hpp"
+#include "locus/parallel.hpp"
+#include "locus/runtime.hpp"
+#include "locus/stats.hpp"
+#include "locus/task_group.hpp"

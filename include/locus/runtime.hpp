@@ -1,0 +1,50 @@
+// Starting, configuring and querying the worker pool.
+//
+// A program may create one `locus::runtime` to start the pool with explicit
+// options; it stops the pool when destroyed. Without one, the pool starts on
+// first use with options taken from the environment (LOCUS_WORKERS,
+// LOCUS_POLICY, LOCUS_TOPOLOGY, LOCUS_PLACES, LOCUS_STACK_SIZE, ...; see
+// docs/configuration.md) and stops at program exit.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace locus {
+
+// Every field left at its default is taken from the environment, and failing
+// that from the built-in default written beside it.
+struct runtime_options {
+  int workers = 0;            // LOCUS_WORKERS; default: one per core
+  std::string policy;         // LOCUS_POLICY; default "ws"
+  std::string topology;       // LOCUS_TOPOLOGY; default: the host (hwloc)
+  std::string places;         // LOCUS_PLACES: numa|socket|l3|l2|core; default numa
+  std::size_t stack_size = 0; // LOCUS_STACK_SIZE, bytes (K/M suffix); default 512K
+  int pin = -1;               // LOCUS_PIN: 1 pins workers to cores, 0 does not; default 1
+  long spin_us = -1;          // LOCUS_SPIN_US: idle spin before sleeping; default 100
+  long long seed = -1;        // LOCUS_SEED: seed of the victim choice; default random
+};
+
+class runtime {
+ public:
+  // Starts the pool. Throws locus::config_error for a bad setting, and
+  // std::logic_error if a pool is already running (one pool per process).
+  runtime();
+  explicit runtime(const runtime_options& options);
+  ~runtime();  // waits for nothing: all work must have been synced
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+};
+
+// Number of workers of the pool (starts the pool if needed).
+int num_workers();
+// Index of the calling worker, 0..num_workers()-1, or -1 off the pool.
+int worker_id() noexcept;
+// Number of places (see LOCUS_PLACES; starts the pool if needed).
+int num_places();
+// Place of the calling worker, or -1 off the pool.
+int current_place() noexcept;
+// Name of the scheduling policy in use (starts the pool if needed).
+std::string policy_name();
+
+}  // namespace locus

@@ -1,0 +1,41 @@
+// Per-worker counters: where the time went and what the scheduler did.
+//
+// Time is split into the three categories of the NUMA-WS paper (section II):
+// work (running the program, including spawn overhead), scheduling (steals
+// that succeeded, suspending and resuming frames, non-trivial syncs) and idle
+// (failed steal attempts and sleeping). Counters are always on; their cost is
+// measured by the fib benchmark.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace locus {
+
+struct worker_stats {
+  int worker = 0;
+  int place = 0;
+  double work_s = 0, sched_s = 0, idle_s = 0;
+  std::uint64_t spawns = 0;          // task_group spawns and fork_join forks
+  std::uint64_t steal_attempts = 0;
+  std::uint64_t steals = 0;          // successful steals
+  std::uint64_t suspends = 0;        // frames suspended at a sync or join
+  std::uint64_t resumes = 0;         // suspended frames resumed
+  std::uint64_t sleeps = 0;          // times the worker went to sleep
+  std::uint64_t mailbox_hits = 0;    // frames taken from a mailbox (policies)
+  std::uint64_t pushes = 0;          // frames pushed to another worker (policies)
+};
+
+struct stats {
+  std::vector<worker_stats> workers;
+  worker_stats total() const;      // sums (worker = -1)
+  std::string summary() const;     // a readable table
+  std::string to_json() const;     // one JSON object
+};
+
+// Counters accumulated since the pool started or since the last reset.
+stats get_stats();
+void reset_stats();
+
+}  // namespace locus

@@ -1,0 +1,185 @@
+// task_group: spawn any number of children, then sync.
+//
+//   locus::task_group g;
+//   g.spawn([&] { left(); });   // runs at once; the rest of this function is
+//   right();                    //   what a thief may steal
+//   g.sync();                   // waits for the children; rethrows the
+//                               //   first exception one of them threw
+//
+// spawn(f) is work-first (child-first, continuation stealing, as in Cilk): f
+// starts at once on this worker, on a fresh fiber from the worker's pool, and
+// the parent's continuation becomes stealable. On one worker the execution
+// order is exactly the serial elision's.
+//
+// spawn(f, locus::parent_first) is help-first (child stealing): f is queued
+// and the parent goes on; sync() runs the queued children that nobody stole.
+//
+// From a thread that is not a worker, spawn() submits f to the pool and
+// sync() blocks that thread until the children are done.
+//
+// The destructor syncs if the program did not. If a child threw and the
+// group is destroyed without sync() outside of stack unwinding, the
+// destructor rethrows it; during unwinding it is dropped.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/worker_view.hpp"
+
+namespace locus {
+
+struct parent_first_t {
+  explicit constexpr parent_first_t() = default;
+};
+inline constexpr parent_first_t parent_first{};
+
+inline namespace LOCUS_CONSTRUCTS_NS {
+
+#ifdef LOCUS_SERIAL_ELISION
+
+class task_group {
+ public:
+  template <class F>
+  void spawn(F&& f) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, parent_first_t) { std::forward<F>(f)(); }
+  void sync() {}
+};
+
+#else
+
+class task_group {
+ public:
+  task_group() = default;
+  task_group(const task_group&) = delete;
+  task_group& operator=(const task_group&) = delete;
+  ~task_group() noexcept(false) {
+    if (needs_sync()) {
+      if (std::uncaught_exceptions() > 0) {
+        try { sync(); } catch (...) {}
+      } else {
+        sync();
+      }
+    }
+  }
+
+  template <class F>
+  void spawn(F&& f) {
+    detail::worker_view* w = detail::current_worker();
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
+    used_ = true;
+    detail::spawn_request req{&state_, std::addressof(f), &trampoline<F>, {}};
+    w->spawns.bump();
+    detail::spawn_child(req);
+  }
+
+  template <class F>
+  void spawn(F&& f, parent_first_t) {
+    detail::worker_view* w = detail::current_worker();
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
+    used_ = true;
+    using job_t = queued_job<std::decay_t<F>>;
+    auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
+    job->place = w->hint;
+    ++state_.parent_first_pending;
+    if (w->routes_spawns) [[unlikely]]
+      detail::route_spawn(job);
+    else
+      w->deque.push(job);
+    w->spawns.bump();
+    detail::notify_push();
+  }
+
+  void sync() {
+    if (!used_) return;
+    used_ = false;
+    // Trivial sync: no continuation was stolen and no child was queued, so
+    // every child already ran on this worker.
+    if (state_.stolen || state_.parent_first_pending != 0 || state_.external_waiter != nullptr ||
+        state_.outstanding.load(std::memory_order_acquire) != 0) [[unlikely]]
+      detail::sync_group(state_);
+    if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
+      std::exception_ptr e = std::move(state_.error);
+      state_.error = nullptr;
+      state_.has_error.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(e);
+    }
+  }
+
+ private:
+  bool needs_sync() const noexcept { return used_; }
+
+  template <class F>
+  static void trampoline(detail::spawn_request& req) {
+    using stored = std::decay_t<F>;
+    // Move (or copy, for an lvalue) the callable onto the child's own stack
+    // before the parent can be stolen and its frame go away.
+    stored local(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(req.callable)));
+    detail::group_state* group = req.group;
+    detail::publish_parent(req);  // req is dead after this: it lives on the parent's stack
+    try {
+      local();
+    } catch (...) {
+      group->record_error(std::current_exception());
+    }
+  }
+
+  template <class Fn>
+  struct queued_job : detail::parent_first_job {
+    queued_job(detail::group_state* g, Fn&& fn) : callable(std::move(fn)) { init(g); }
+    queued_job(detail::group_state* g, const Fn& fn) : callable(fn) { init(g); }
+    void init(detail::group_state* g) {
+      run = &detail::run_parent_first_job;
+      group = g;
+      invoke = &invoke_and_destroy;
+    }
+    static void invoke_and_destroy(detail::parent_first_job* base) {
+      auto* self = static_cast<queued_job*>(base);
+      detail::group_state* g = self->group;
+      try {
+        self->callable();
+      } catch (...) {
+        g->record_error(std::current_exception());
+      }
+      self->~queued_job();
+      detail::free_job(self, sizeof(queued_job));
+    }
+    Fn callable;
+  };
+
+  template <class F>
+  void spawn_from_outside(F&& f) {
+    used_ = true;
+    using job_t = queued_job<std::decay_t<F>>;
+    void* mem = ::operator new(sizeof(job_t));
+    auto* job = new (mem) job_t(&state_, std::forward<F>(f));
+    job->invoke = &invoke_outside<std::decay_t<F>>;
+    detail::spawn_external(state_, mem, job);
+  }
+  template <class Fn>
+  static void invoke_outside(detail::parent_first_job* base) {
+    auto* self = static_cast<queued_job<Fn>*>(base);
+    detail::group_state* g = self->group;
+    try {
+      self->callable();
+    } catch (...) {
+      g->record_error(std::current_exception());
+    }
+    self->~queued_job<Fn>();
+    ::operator delete(self);
+  }
+
+  detail::group_state state_;
+  bool used_ = false;
+};
+
+#endif
+
+}  // namespace LOCUS_CONSTRUCTS_NS
+}  // namespace locus

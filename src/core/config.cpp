@@ -1,0 +1,123 @@
+#include "core/config.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include "locus/errors.hpp"
+#include "policy/policy.hpp"
+
+namespace locus::detail {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+[[noreturn]] void reject(std::string_view setting, std::string_view value, std::string_view accepted) {
+  std::ostringstream msg;
+  msg << setting << "=\"" << value << "\": " << accepted;
+  throw config_error(msg.str());
+}
+
+}  // namespace
+
+long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
+                        std::string_view meaning) {
+  long long v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  std::ostringstream accepted;
+  accepted << "expected " << meaning << ", an integer from " << min << " to " << max;
+  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
+    reject(setting, text, accepted.str());
+  return v;
+}
+
+std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
+                            std::size_t max) {
+  std::ostringstream accepted;
+  accepted << "expected a size in bytes with an optional K, M or G suffix (binary), from " << min << " to "
+           << max << ", e.g. 512K";
+  if (text.empty()) reject(setting, text, accepted.str());
+  std::size_t scale = 1;
+  std::string_view digits = text;
+  switch (text.back()) {
+    case 'k': case 'K': scale = std::size_t{1} << 10; digits.remove_suffix(1); break;
+    case 'm': case 'M': scale = std::size_t{1} << 20; digits.remove_suffix(1); break;
+    case 'g': case 'G': scale = std::size_t{1} << 30; digits.remove_suffix(1); break;
+    default: break;
+  }
+  unsigned long long v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
+      v > max / scale || v * scale < min || v * scale > max)
+    reject(setting, text, accepted.str());
+  return static_cast<std::size_t>(v * scale);
+}
+
+settings resolve_settings(const runtime_options& o) {
+  settings s;
+
+  const std::string topo_text = !o.topology.empty() ? o.topology : env("LOCUS_TOPOLOGY");
+  s.topo = topo_text.empty() || topo_text == "host" ? discover_host() : parse_topology(topo_text);
+
+  const std::string places = !o.places.empty() ? o.places : env("LOCUS_PLACES");
+  if (!places.empty()) s.places = parse_place_kind(places);
+
+  if (o.workers != 0) {
+    if (o.workers < 0 || o.workers > 4096)
+      reject("runtime_options::workers", std::to_string(o.workers),
+             "expected the number of workers, an integer from 1 to 4096");
+    s.workers = o.workers;
+  } else if (const std::string w = env("LOCUS_WORKERS"); !w.empty()) {
+    s.workers = static_cast<int>(parse_integer("LOCUS_WORKERS", w, 1, 4096, "the number of workers"));
+  } else {
+    s.workers = s.topo.is_virtual ? s.topo.num_cores()
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+
+  s.policy = !o.policy.empty() ? o.policy : env("LOCUS_POLICY");
+  if (s.policy.empty()) s.policy = "ws";
+  bool known = false;
+  for (const auto& n : policy_names()) known = known || n == s.policy;
+  if (!known) {
+    std::string accepted = "unknown scheduling policy; accepted:";
+    for (const auto& n : policy_names()) accepted += " " + n;
+    reject(o.policy.empty() ? "LOCUS_POLICY" : "runtime_options::policy", s.policy, accepted);
+  }
+
+  if (o.stack_size != 0) {
+    s.stack_bytes = parse_byte_size("runtime_options::stack_size", std::to_string(o.stack_size),
+                                    tunables::min_stack_bytes, tunables::max_stack_bytes);
+  } else if (const std::string v = env("LOCUS_STACK_SIZE"); !v.empty()) {
+    s.stack_bytes = parse_byte_size("LOCUS_STACK_SIZE", v, tunables::min_stack_bytes, tunables::max_stack_bytes);
+  }
+
+  if (o.pin >= 0) {
+    s.pin = o.pin != 0;
+  } else if (const std::string v = env("LOCUS_PIN"); !v.empty()) {
+    s.pin = parse_integer("LOCUS_PIN", v, 0, 1, "1 to pin workers to cores or 0 not to") != 0;
+  }
+
+  if (o.spin_us >= 0) {
+    s.spin_us = o.spin_us;
+  } else if (const std::string v = env("LOCUS_SPIN_US"); !v.empty()) {
+    s.spin_us = static_cast<long>(
+        parse_integer("LOCUS_SPIN_US", v, 0, 10'000'000, "microseconds an idle worker spins before sleeping"));
+  }
+
+  if (o.seed >= 0) {
+    s.seed = o.seed;
+  } else if (const std::string v = env("LOCUS_SEED"); !v.empty()) {
+    s.seed = parse_integer("LOCUS_SEED", v, 0, (1ll << 62), "the seed of the victim choice");
+  }
+
+  s.stats_at_exit = env("LOCUS_STATS");
+  if (s.stats_at_exit == "0") s.stats_at_exit.clear();
+  return s;
+}
+
+}  // namespace locus::detail

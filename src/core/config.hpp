@@ -1,0 +1,51 @@
+// Settings: runtime_options filled in from the environment and defaults, and
+// validated. Every error names the setting, the value, and what is accepted.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "locus/runtime.hpp"
+#include "topology/topology.hpp"
+
+namespace locus::detail {
+
+// Tunables, each with its default and the reason for it.
+struct tunables {
+  // 512 KiB: deep enough for recursive kernels with sizeable base cases;
+  // stacks are reserved, not committed, so unused depth costs no memory.
+  static constexpr std::size_t default_stack_bytes = 512 * 1024;
+  static constexpr std::size_t min_stack_bytes = 16 * 1024;
+  static constexpr std::size_t max_stack_bytes = std::size_t{1} << 30;
+  // Idle spin before sleeping: long enough to bridge the serial gaps between
+  // parallel loops of one computation, short enough to leave no visible load.
+  static constexpr long default_spin_us = 100;
+  // While a computation runs, a sleeper also wakes on a timer, because the
+  // push fast path looks for sleepers without a fence and can miss one that
+  // is just going to sleep; the timer bounds the cost of such a miss.
+  static constexpr std::uint64_t min_nap_ns = 200'000;
+  static constexpr std::uint64_t max_nap_ns = 10'000'000;
+};
+
+struct settings {
+  int workers = 1;
+  std::string policy = "ws";
+  topology topo;
+  place_kind places = place_kind::numa;
+  std::size_t stack_bytes = tunables::default_stack_bytes;
+  bool pin = true;
+  long spin_us = tunables::default_spin_us;
+  long long seed = -1;
+  std::string stats_at_exit;  // LOCUS_STATS: "" (off), "1"/"summary", "json", or a file path
+};
+
+settings resolve_settings(const runtime_options& options);
+
+// Parsers shared with tools and tests. Each throws config_error.
+long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
+                        std::string_view meaning);
+std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
+                            std::size_t max);
+
+}  // namespace locus::detail

@@ -1,0 +1,167 @@
+#include "core/fiber.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <boost/context/detail/fcontext.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+
+#include "core/sanitizers.hpp"
+
+namespace locus::detail {
+namespace bctx = boost::context::detail;
+
+namespace {
+
+// A fault this far below the usable stack still counts as an overflow: a
+// large local array can jump over a single page.
+constexpr std::size_t guard_region_bytes = 64 * 1024;
+
+fiber_entry_fn g_entry = nullptr;  // the same for every fiber: the scheduler's entry
+thread_local fiber* t_running = nullptr;
+
+std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+void entry_trampoline(bctx::transfer_t t) { g_entry(t.fctx, t.data); }
+
+void start_context(fiber* f) {
+  f->ctx = bctx::make_fcontext(f->stack_top(), f->stack_bytes(), &entry_trampoline);
+}
+
+}  // namespace
+
+// Not inline, and used through these functions only: a fiber may resume on
+// another thread, and a thread-local's address computed before a switch must
+// not be reused after it.
+[[gnu::noinline]] fiber* running_fiber() noexcept { return t_running; }
+[[gnu::noinline]] void set_running_fiber(fiber* f) noexcept { t_running = f; }
+
+fiber* create_fiber(std::size_t stack_bytes, fiber_entry_fn entry) {
+  g_entry = entry;
+  const std::size_t page = page_size();
+  const std::size_t usable = (stack_bytes + page - 1) / page * page;
+  const std::size_t total = usable + guard_region_bytes;
+  void* mem = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                   -1, 0);
+  if (mem == MAP_FAILED)
+    throw std::system_error(errno, std::generic_category(),
+                            "locus: cannot map a fiber stack of " + std::to_string(total) + " bytes");
+  if (mprotect(mem, guard_region_bytes, PROT_NONE) != 0) {
+    const int err = errno;
+    munmap(mem, total);
+    throw std::system_error(err, std::generic_category(), "locus: cannot protect a fiber stack guard");
+  }
+  auto* f = new fiber;
+  f->mapping = static_cast<char*>(mem);
+  f->mapping_bytes = total;
+  f->guard_bytes = guard_region_bytes;
+  f->tsan_fiber = sanitizers::create_fiber();
+  start_context(f);
+  return f;
+}
+
+void reset_fiber(fiber* f, fiber_entry_fn) {
+  // Frames abandoned on the old stack may have left ASan poison behind.
+  sanitizers::unpoison(f->stack_low(), f->stack_bytes());
+  f->asan_fake_stack = nullptr;
+  start_context(f);
+}
+
+void destroy_fiber(fiber* f) {
+  if (f == nullptr || f->is_thread_stack) return;
+  sanitizers::destroy_fiber(f->tsan_fiber);
+  munmap(f->mapping, f->mapping_bytes);
+  delete f;
+}
+
+fiber* thread_stack_fiber() {
+  auto* f = new fiber;
+  f->is_thread_stack = true;
+  f->tsan_fiber = sanitizers::current_fiber();
+  return f;
+}
+
+namespace {
+[[gnu::noinline]] switch_msg* arrive(void* fctx, void* data) {
+  auto* msg = static_cast<switch_msg*>(data);
+  fiber* self = running_fiber();
+  sanitizers::finish_switch(self->asan_fake_stack);
+  msg->from->ctx = fctx;
+  return msg;
+}
+}  // namespace
+
+switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) {
+  msg->from = from;
+  sanitizers::start_switch(from_finished ? nullptr : &from->asan_fake_stack, to->stack_low(),
+                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
+  set_running_fiber(to);
+  bctx::transfer_t t = bctx::jump_fcontext(to->ctx, msg);
+  // Resumed: possibly on another thread. t_running was set by whoever
+  // switched to us.
+  return arrive(t.fctx, t.data);
+}
+
+switch_msg* arrive_at_entry(void* fctx, void* data) { return arrive(fctx, data); }
+
+// ------------------------------------------------------------------- pools
+
+fiber_pool::~fiber_pool() {
+  for (fiber* f : all_) destroy_fiber(f);
+}
+
+fiber* fiber_pool::take_shared() {
+  std::lock_guard lock(mutex_);
+  if (shared_.empty()) return nullptr;
+  fiber* f = shared_.back();
+  shared_.pop_back();
+  return f;
+}
+
+void fiber_pool::give_shared(std::vector<fiber*>& batch) {
+  std::lock_guard lock(mutex_);
+  shared_.insert(shared_.end(), batch.begin(), batch.end());
+  batch.clear();
+}
+
+void fiber_pool::adopt(fiber* f) {
+  std::lock_guard lock(mutex_);
+  all_.push_back(f);
+}
+
+fiber* fiber_cache::take() {
+  if (!local_.empty()) {
+    fiber* f = local_.back();
+    local_.pop_back();
+    return f;
+  }
+  return take_slow();
+}
+
+fiber* fiber_cache::take_slow() {
+  if (fiber* f = pool_->take_shared()) return f;
+  fiber* f = pool_->create();
+  pool_->adopt(f);
+  return f;
+}
+
+void fiber_cache::give(fiber* f) {
+  reset_fiber(f, pool_->entry());
+  if (local_.size() == capacity) {
+    // Keep half: fibers freed here were often taken on another worker.
+    std::vector<fiber*> half(local_.begin() + capacity / 2, local_.end());
+    local_.resize(capacity / 2);
+    pool_->give_shared(half);
+  }
+  local_.push_back(f);
+}
+
+void fiber_cache::flush() { pool_->give_shared(local_); }
+
+}  // namespace locus::detail

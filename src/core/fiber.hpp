@@ -1,0 +1,121 @@
+// Fibers: stackful execution contexts that can be suspended on one worker and
+// resumed on any other (NUMA-WS pushes suspended frames to another place; ADWS
+// returns a continuation to its owner).
+//
+// Mechanism: Boost.Context's fcontext (make_fcontext / jump_fcontext), the
+// assembly switch Boost.Context itself builds on; it saves only callee-saved
+// registers, so a switch costs a few nanoseconds.
+//
+// Stacks are mmap'ed with a PROT_NONE guard region at their low end and are
+// pooled: a fiber whose work is done is reset to its entry point and reused,
+// so the steady state allocates nothing. A fault in a guard region stops the
+// program with a message naming the stack size setting (stack_guard.cpp).
+//
+// Switch protocol: switch_fiber(from, to, msg) jumps to `to`, passing msg.
+// Whoever runs next (at its entry, or where it returns from its own
+// switch_fiber) calls arrive() first, which records where `from` stopped and
+// finishes the sanitizer bookkeeping; then it acts on the message (the
+// scheduler decides what that means: release `from`, suspend it, ...).
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+namespace locus::detail {
+
+struct switch_msg;
+
+struct fiber {
+  void* ctx = nullptr;          // fcontext_t: where to jump to resume this fiber
+  char* mapping = nullptr;      // start of the mmap'ed region (guard first)
+  std::size_t mapping_bytes = 0;
+  std::size_t guard_bytes = 0;
+  void* tsan_fiber = nullptr;
+  void* asan_fake_stack = nullptr;
+  bool is_thread_stack = false;  // a worker thread's own stack, never pooled
+  // Nesting slot for the strand this fiber runs: the locality hint it had
+  // when it was suspended (restored when resumed).
+  int saved_hint = -1;
+
+  char* stack_low() const { return mapping + guard_bytes; }
+  char* stack_top() const { return mapping + mapping_bytes; }
+  std::size_t stack_bytes() const { return mapping_bytes - guard_bytes; }
+};
+
+using fiber_entry_fn = void (*)(void* transfer_fctx, void* transfer_data);
+
+// What the fiber switched to must do first.
+struct switch_msg {
+  enum class kind {
+    release_from,   // `from` is finished: reset it and return it to the pool
+    start_child,    // work-first spawn: `from` is the parent (payload: spawn_request)
+    suspend_from,   // `from` waits at a join (payload: the join; see join.cpp)
+    none,           // nothing to do (first switch into a worker's loop)
+  };
+  kind what = kind::none;
+  fiber* from = nullptr;
+  void* payload = nullptr;
+};
+
+// Creates a fiber whose stack holds `stack_bytes` usable bytes (rounded up to
+// pages) above a guard region; it starts in `entry` when first switched to.
+fiber* create_fiber(std::size_t stack_bytes, fiber_entry_fn entry);
+// Makes a finished fiber start again at `entry`.
+void reset_fiber(fiber* f, fiber_entry_fn entry);
+void destroy_fiber(fiber* f);
+// A descriptor for the calling thread's own stack (so it can be switched away
+// from and back to).
+fiber* thread_stack_fiber();
+
+// Jumps to `to`. Returns when some fiber switches back to `from`, with the
+// message that fiber sent (already passed through arrive()).
+switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished);
+// First thing a fiber does at its entry point.
+switch_msg* arrive_at_entry(void* transfer_fctx, void* transfer_data);
+
+// The fiber running on this thread (for the stack overflow handler).
+fiber* running_fiber() noexcept;
+void set_running_fiber(fiber* f) noexcept;
+
+// Installs the SIGSEGV/SIGBUS handler that recognizes guard-page hits, and an
+// alternate signal stack for the calling thread.
+void install_stack_guard(std::size_t configured_stack_bytes);
+void install_alt_stack_for_thread();
+void remove_alt_stack_for_thread();
+
+// Pool of reset fibers: a per-worker cache in front of a shared list.
+class fiber_pool {
+ public:
+  fiber_pool(std::size_t stack_bytes, fiber_entry_fn entry) : stack_bytes_(stack_bytes), entry_(entry) {}
+  ~fiber_pool();
+  fiber* take_shared();                  // nullptr if the shared list is empty
+  void give_shared(std::vector<fiber*>& batch);
+  fiber* create() { return create_fiber(stack_bytes_, entry_); }
+  fiber_entry_fn entry() const { return entry_; }
+  std::size_t stack_bytes() const { return stack_bytes_; }
+  void adopt(fiber* f);                  // counted for destruction at shutdown
+
+ private:
+  std::size_t stack_bytes_;
+  fiber_entry_fn entry_;
+  std::mutex mutex_;
+  std::vector<fiber*> shared_;
+  std::vector<fiber*> all_;
+};
+
+class fiber_cache {
+ public:
+  static constexpr std::size_t capacity = 64;
+  explicit fiber_cache(fiber_pool& pool) : pool_(&pool) { local_.reserve(capacity); }
+  fiber* take();
+  void give(fiber* f);  // f must be finished; it is reset here
+  void flush();
+
+ private:
+  fiber* take_slow();
+  fiber_pool* pool_;
+  std::vector<fiber*> local_;
+};
+
+}  // namespace locus::detail

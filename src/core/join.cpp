@@ -1,0 +1,309 @@
+// The join protocols: what happens when a spawned child or a fork_join branch
+// was stolen. Nothing here runs on the fast path (spawn and sync with
+// nothing stolen); this is where the work-first principle puts the cost.
+//
+// task_group (Cilk-style continuation stealing, NUMA-WS figure 2):
+//   spawn: the child runs on a fresh fiber; the parent's continuation is on
+//   the deque. When the child returns it pops: if it gets its parent back,
+//   nothing was stolen and it switches straight to it. Otherwise a thief took
+//   the parent (and added 1 to group.outstanding before resuming it), and the
+//   child subtracts 1.
+//   sync: if nothing was stolen, nothing to do. Otherwise the parent suspends
+//   and adds waiting_bias (plus the parent-first children that were stolen).
+//   Whoever brings outstanding to exactly waiting_bias resumes the parent:
+//   the parent itself (all done already) or the last child returning. A
+//   child's -1 can land before its thief's +1, but both happen before the
+//   parent adds the bias, so the count is exact from then on, and no value
+//   can equal waiting_bias before it is added.
+//
+// fork_join (the second branch is a job on the parent's stack):
+//   job.state goes pending -> done (the thief finished it) or
+//   pending -> parent_waiting (the parent suspended first); the second of the
+//   two exchanges sees the other's value and resumes the parent if needed.
+#include "core/join.hpp"
+
+#include <semaphore>
+
+#include "core/runtime_state.hpp"
+
+namespace locus::detail {
+namespace {
+
+frame* resume_self(frame* f) { return f; }
+
+// Why a parent fiber suspends; lives on the parent's stack until it resumes.
+struct suspension {
+  enum class kind { group, fork } what;
+  void* join;
+  std::int64_t stolen_parent_first;  // group only: parent-first children taken by thieves
+};
+
+void prepare_waiter(continuation& c, const worker& w) {
+  c.kind = frame_kind::continuation;
+  c.run = &resume_self;
+  c.place = w.hint;
+  c.owner = w.id;
+}
+
+// Leaves the running fiber for a fresh one that completes the suspension
+// (finish_suspension) once this fiber's context is saved; returns when the
+// parent is resumed, possibly on another worker.
+void suspend(worker& w, suspension& why) {
+  w.counters.suspends.bump();
+  switch_activity(w, activity::sched, w.rt->eng->now_ns());
+  switch_msg msg{switch_msg::kind::suspend_from, nullptr, &why};
+  after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
+}
+
+frame* parent_ready(continuation& parent, ready_reason why) {
+  worker& w = this_worker();
+  return w.rt->policy->on_ready(w, &parent, why);
+}
+
+// A thief took the parent of a work-first spawn.
+frame* steal_spawn_parent(frame* f) {
+  auto* parent = static_cast<spawn_continuation*>(f);
+  parent->group->outstanding.fetch_add(1, std::memory_order_acq_rel);
+  parent->group->stolen = true;
+  return f;
+}
+
+frame* run_external_job(frame* f);
+
+}  // namespace
+
+void after_resume(switch_msg* msg) noexcept {
+  if (msg->what == switch_msg::kind::release_from) this_worker().fibers.give(msg->from);
+}
+
+// ---------------------------------------------------------------- spawn
+
+void spawn_child(spawn_request& req) {
+  worker& w = this_worker();
+  switch_msg msg{switch_msg::kind::start_child, nullptr, &req};
+  after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
+}
+
+frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
+  worker& w = this_worker();
+  spawn_continuation& parent = req.parent;
+  parent.kind = frame_kind::continuation;
+  parent.run = &steal_spawn_parent;
+  parent.place = w.hint;
+  parent.owner = w.id;
+  parent.group = req.group;
+  parent.fiber = parent_fiber;
+  group_state* group = req.group;
+  const frame* parent_frame = &parent;
+  const std::int32_t parent_hint = w.hint;
+
+  req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
+
+  worker& now_on = this_worker();
+  if (now_on.deque.pop() == parent_frame) [[likely]] {
+    // Nothing stolen: straight back to the parent; this fiber is finished.
+    now_on.hint = parent_hint;
+    switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
+    switch_fiber(running_fiber(), parent_fiber, &msg, true);
+    __builtin_unreachable();
+  }
+  // The parent was stolen. After this decrement the group may be gone
+  // unless it tells us the parent waits for exactly us.
+  const std::int64_t left = group->outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1;
+  if (left == group_state::waiting_bias) return parent_ready(group->waiter, ready_reason::last_child_returned);
+  return nullptr;
+}
+
+void publish_parent(spawn_request& req) noexcept {
+  worker& w = this_worker();
+  w.deque.push(&req.parent);
+  notify_push();
+}
+
+// ---------------------------------------------------------------- sync
+
+namespace {
+void sync_from_outside(group_state& g) {
+  if (g.outstanding.load(std::memory_order_acquire) == 0) return;
+  std::binary_semaphore done{0};
+  g.external_waiter = &done;
+  if (g.outstanding.fetch_add(group_state::waiting_bias, std::memory_order_acq_rel) + group_state::waiting_bias !=
+      group_state::waiting_bias)
+    done.acquire();
+  g.outstanding.store(0, std::memory_order_relaxed);
+  g.external_waiter = nullptr;
+}
+}  // namespace
+
+void sync_group(group_state& g) {
+  worker_view* view = current_worker();
+  if (view == nullptr) return sync_from_outside(g);
+  worker* w = static_cast<worker*>(view);
+
+  // Parent-first children that nobody stole run here, newest first.
+  while (g.parent_first_pending > 0) {
+    frame* f = w->deque.pop();
+    if (f == nullptr) break;
+    --g.parent_first_pending;
+    auto* job = static_cast<parent_first_job*>(f);
+    job->invoke(job);
+    w = &this_worker();
+  }
+  const std::int64_t stolen_jobs = g.parent_first_pending;
+  g.parent_first_pending = 0;
+  if (!g.stolen && stolen_jobs == 0) return;
+
+  prepare_waiter(g.waiter, *w);
+  if (stolen_jobs == 0 && g.outstanding.load(std::memory_order_acquire) == 0 &&
+      w->rt->policy->keep_at_sync(*w, g.waiter)) {
+    g.stolen = false;  // a successful non-trivial sync that stays here
+    return;
+  }
+  suspension why{suspension::kind::group, &g, stolen_jobs};
+  suspend(*w, why);
+  // Resumed: every child has returned.
+  g.outstanding.store(0, std::memory_order_relaxed);
+  g.stolen = false;
+}
+
+frame* finish_suspension(switch_msg& msg) {
+  // Copy what we need: once the join completes, the parent may resume on
+  // another worker and `why` (on its stack) is gone.
+  const suspension why = *static_cast<suspension*>(msg.payload);
+  fiber* parent = msg.from;
+  if (why.what == suspension::kind::group) {
+    auto& g = *static_cast<group_state*>(why.join);
+    g.waiter.fiber = parent;
+    const std::int64_t add = why.stolen_parent_first + group_state::waiting_bias;
+    if (g.outstanding.fetch_add(add, std::memory_order_acq_rel) + add == group_state::waiting_bias)
+      return parent_ready(g.waiter, ready_reason::sync_done);
+    return nullptr;
+  }
+  auto& job = *static_cast<fork_job*>(why.join);
+  job.waiter.fiber = parent;
+  if (job.state.exchange(fork_job::parent_waiting, std::memory_order_acq_rel) == fork_job::done)
+    return parent_ready(job.waiter, ready_reason::sync_done);
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- fork_join
+
+frame* run_fork_job(frame* f) {
+  auto* job = static_cast<fork_job*>(f);
+  try {
+    job->invoke(job->callable);
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  if (job->state.exchange(fork_job::done, std::memory_order_acq_rel) == fork_job::parent_waiting)
+    return parent_ready(job->waiter, ready_reason::last_child_returned);
+  return nullptr;
+}
+
+void join_stolen_fork_job(fork_job& job) {
+  if (job.state.load(std::memory_order_acquire) == fork_job::done) return;
+  worker& w = this_worker();
+  prepare_waiter(job.waiter, w);
+  suspension why{suspension::kind::fork, &job, 0};
+  suspend(w, why);
+}
+
+// ---------------------------------------------------------------- parent-first
+
+frame* run_parent_first_job(frame* f) {
+  auto* job = static_cast<parent_first_job*>(f);
+  group_state* g = job->group;
+  job->invoke(job);  // runs and frees the job
+  const std::int64_t left = g->outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1;
+  if (left != group_state::waiting_bias) return nullptr;
+  if (g->external_waiter != nullptr) {
+    static_cast<std::binary_semaphore*>(g->external_waiter)->release();
+    return nullptr;
+  }
+  return parent_ready(g->waiter, ready_reason::last_child_returned);
+}
+
+void route_spawn(frame* f) {
+  worker& w = this_worker();
+  w.rt->policy->route_spawn(w, f);
+}
+
+namespace {
+constexpr std::size_t job_block = 64;
+
+frame* run_external_job(frame* f) {
+  runtime_state& rt = pool();
+  frame* next = run_parent_first_job(f);
+  rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  return next;
+}
+}  // namespace
+
+void* allocate_job(std::size_t bytes) {
+  const std::size_t cls = (bytes + job_block - 1) / job_block - 1;
+  if (cls < worker::job_classes) {
+    auto& list = this_worker().free_jobs[cls];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
+      return p;
+    }
+    return ::operator new((cls + 1) * job_block);
+  }
+  return ::operator new(bytes);
+}
+
+void free_job(void* p, std::size_t bytes) noexcept {
+  const std::size_t cls = (bytes + job_block - 1) / job_block - 1;
+  if (cls < worker::job_classes) {
+    auto& list = this_worker().free_jobs[cls];
+    if (list.size() < 1024) {
+      list.push_back(p);
+      return;
+    }
+  }
+  ::operator delete(p);
+}
+
+void spawn_external(group_state& g, void*, frame* job) {
+  runtime_state& rt = pool();
+  job->run = &run_external_job;
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  submit_root(rt, job);
+}
+
+// ---------------------------------------------------------------- root tasks
+
+namespace {
+struct root_task : frame {
+  void (*fn)(void*) = nullptr;
+  void* arg = nullptr;
+  std::exception_ptr error;
+  std::binary_semaphore done{0};
+};
+
+frame* run_root_task(frame* f) {
+  auto* root = static_cast<root_task*>(f);
+  try {
+    root->fn(root->arg);
+  } catch (...) {
+    root->error = std::current_exception();
+  }
+  this_worker().rt->roots_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  root->done.release();  // the submitter may destroy root from here on
+  return nullptr;
+}
+}  // namespace
+
+void run_on_pool(void (*fn)(void*), void* arg) {
+  runtime_state& rt = pool();
+  root_task root;
+  root.run = &run_root_task;
+  root.fn = fn;
+  root.arg = arg;
+  submit_root(rt, &root);
+  root.done.acquire();
+  if (root.error) std::rethrow_exception(root.error);
+}
+
+}  // namespace locus::detail

@@ -1,0 +1,134 @@
+// Starting and stopping the pool, and the public queries.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "core/runtime_state.hpp"
+#include "locus/runtime.hpp"
+#include "locus/stats.hpp"
+
+namespace locus {
+namespace detail {
+namespace {
+
+std::mutex g_start_mutex;
+std::atomic<runtime_state*> g_pool{nullptr};
+thread_local worker* t_worker = nullptr;
+
+void report_stats_at_exit(const settings& cfg) {
+  if (cfg.stats_at_exit.empty()) return;
+  const stats s = get_stats();
+  if (cfg.stats_at_exit == "1" || cfg.stats_at_exit == "summary") {
+    std::fputs(s.summary().c_str(), stderr);
+  } else if (cfg.stats_at_exit == "json") {
+    std::fprintf(stderr, "%s\n", s.to_json().c_str());
+  } else {
+    std::ofstream out(cfg.stats_at_exit);
+    if (out) out << s.to_json() << '\n';
+    else std::fprintf(stderr, "locus: LOCUS_STATS=\"%s\": cannot write this file\n", cfg.stats_at_exit.c_str());
+  }
+}
+
+runtime_state& start_pool_locked(const runtime_options& options) {
+  auto* rt = new runtime_state(resolve_settings(options));
+  g_pool.store(rt, std::memory_order_release);
+  return *rt;
+}
+
+void stop_pool() {
+  std::lock_guard lock(g_start_mutex);
+  runtime_state* rt = g_pool.load(std::memory_order_acquire);
+  if (rt == nullptr) return;
+  // Root tasks still running belong to threads that are waiting for them.
+  while (rt->roots_in_flight.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+  report_stats_at_exit(rt->cfg);
+  delete rt;
+  g_pool.store(nullptr, std::memory_order_release);
+}
+
+// The implicitly started pool stops at program exit.
+struct stop_at_exit {
+  ~stop_at_exit() { stop_pool(); }
+} g_stop_at_exit;
+
+}  // namespace
+
+[[gnu::noinline]] worker_view* current_worker() noexcept { return t_worker; }
+void bind_thread_to_worker(worker* w) noexcept { t_worker = w; }
+runtime_state* pool_if_started() noexcept { return g_pool.load(std::memory_order_acquire); }
+
+runtime_state& pool() {
+  if (runtime_state* rt = g_pool.load(std::memory_order_acquire)) [[likely]]
+    return *rt;
+  std::lock_guard lock(g_start_mutex);
+  if (runtime_state* rt = g_pool.load(std::memory_order_acquire)) return *rt;
+  return start_pool_locked(runtime_options{});
+}
+
+runtime_state::runtime_state(settings s)
+    : cfg(std::move(s)),
+      places(make_placement(cfg.topo, cfg.places, cfg.workers,
+                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))),
+      eng(make_threaded_engine(cfg.seed)),
+      fibers(cfg.stack_bytes, &fiber_entry) {
+  policy = make_policy(cfg.policy, *this);
+  spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
+  install_stack_guard(cfg.stack_bytes);
+  for (int i = 0; i < cfg.workers; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    auto w = std::make_unique<worker>(*this, i, places.worker_place[idx], fibers);
+    w->core = places.worker_core[idx];
+    w->os_cpu = places.worker_os_cpu[idx];
+    workers.push_back(std::move(w));
+  }
+  started_ns = eng->now_ns();
+  eng->start_workers(cfg.workers, [this](int i) { worker_main(*this, i); },
+                     cfg.pin ? places.worker_os_cpu : std::vector<int>{});
+}
+
+runtime_state::~runtime_state() {
+  stopping.store(true, std::memory_order_seq_cst);
+  for (auto& w : workers) {
+    std::uint32_t parked = 1;
+    if (w->park_word.load(std::memory_order_seq_cst) == 1 &&
+        w->park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel)) {
+      g_idle_state.fetch_add(1 - (std::uint64_t{1} << 32), std::memory_order_acq_rel);
+      eng->wake(w->park_word);
+    }
+  }
+  eng->join_workers();
+}
+
+void submit_root(runtime_state& rt, frame* f) {
+  rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst);
+  rt.roots.push(f);
+  // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
+  const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
+  if ((idle >> 32) != 0 && static_cast<std::uint32_t>(idle) == 0) wake_one_sleeper(rt);
+}
+
+}  // namespace detail
+
+runtime::runtime() : runtime(runtime_options{}) {}
+
+runtime::runtime(const runtime_options& options) {
+  std::lock_guard lock(detail::g_start_mutex);
+  if (detail::g_pool.load(std::memory_order_acquire) != nullptr)
+    throw std::logic_error(
+        "locus::runtime: a pool is already running (one per process); create the locus::runtime before the "
+        "first parallel call and destroy it before creating another");
+  detail::start_pool_locked(options);
+}
+
+runtime::~runtime() { detail::stop_pool(); }
+
+int num_workers() { return static_cast<int>(detail::pool().workers.size()); }
+int worker_id() noexcept { return detail::t_worker != nullptr ? detail::t_worker->id : -1; }
+int num_places() { return detail::pool().places.num_places; }
+int current_place() noexcept { return detail::t_worker != nullptr ? detail::t_worker->place : -1; }
+std::string policy_name() { return detail::pool().policy->name(); }
+
+}  // namespace locus

@@ -1,0 +1,76 @@
+// The running pool: settings, placement, engine, policy, workers, and the
+// queue through which threads that are not workers submit root tasks.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/fiber.hpp"
+#include "core/worker.hpp"
+#include "engine/engine.hpp"
+#include "policy/policy.hpp"
+#include "topology/topology.hpp"
+
+namespace locus::detail {
+
+// Root tasks submitted from outside the pool. A mutex is fine here: this is
+// the entry of a whole computation, not the fast path.
+class injector {
+ public:
+  void push(frame* f) {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(f);
+    size_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  frame* try_pop() {
+    if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
+    std::lock_guard lock(mutex_);
+    if (queue_.empty()) return nullptr;
+    frame* f = queue_.front();
+    queue_.pop_front();
+    size_.fetch_sub(1, std::memory_order_relaxed);
+    return f;
+  }
+  bool empty() const { return size_.load(std::memory_order_seq_cst) == 0; }
+
+ private:
+  std::mutex mutex_;
+  std::deque<frame*> queue_;
+  std::atomic<std::size_t> size_{0};
+};
+
+struct runtime_state {
+  explicit runtime_state(settings s);
+  ~runtime_state();
+
+  settings cfg;
+  placement places;
+  std::unique_ptr<engine> eng;
+  std::unique_ptr<policy_base> policy;
+  fiber_pool fibers;
+  std::vector<std::unique_ptr<worker>> workers;
+  injector roots;
+  std::atomic<int> roots_in_flight{0};
+  std::atomic<bool> stopping{false};
+  std::uint64_t spin_ns = 0;
+  std::uint64_t started_ns = 0;
+};
+
+// The pool, or nullptr before it starts. Starting it on first use takes a
+// lock; reading it afterwards is one acquire load.
+runtime_state* pool_if_started() noexcept;
+runtime_state& pool();  // starts the pool from the environment if needed
+
+// Submits a root frame from outside the pool and wakes a worker.
+void submit_root(runtime_state& rt, frame* f);
+
+// The scheduling loop (scheduler.cpp).
+void worker_main(runtime_state& rt, int index);
+void fiber_entry(void* fctx, void* data);
+void wake_one_sleeper(runtime_state& rt) noexcept;
+
+}  // namespace locus::detail

@@ -1,0 +1,149 @@
+// Counter snapshots, reset (by baseline, so only workers write counters),
+// and their readable and JSON forms.
+#include <cstdio>
+#include <mutex>
+#include <sstream>
+
+#include "core/runtime_state.hpp"
+#include "locus/stats.hpp"
+
+namespace locus {
+namespace {
+
+std::mutex g_baseline_mutex;
+std::vector<worker_stats> g_baseline;
+const void* g_baseline_pool = nullptr;
+
+std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
+  std::vector<worker_stats> out;
+  const std::uint64_t now = rt.eng->now_ns();
+  for (auto& wp : rt.workers) {
+    const detail::worker& w = *wp;
+    worker_stats s;
+    s.worker = w.id;
+    s.place = w.place;
+    double t[3];
+    for (int a = 0; a < 3; ++a) t[a] = static_cast<double>(w.counters.time_ns[a].load(std::memory_order_relaxed));
+    // Add the interval the worker is in now.
+    const auto act = w.published_activity.load(std::memory_order_relaxed);
+    const std::uint64_t since = w.published_since_ns.load(std::memory_order_relaxed);
+    if (since != 0 && now > since && act < 3) t[act] += static_cast<double>(now - since);
+    s.work_s = t[0] * 1e-9;
+    s.sched_s = t[1] * 1e-9;
+    s.idle_s = t[2] * 1e-9;
+    s.spawns = w.spawns.read();
+    s.steal_attempts = w.counters.steal_attempts.read();
+    s.steals = w.counters.steals.read();
+    s.suspends = w.counters.suspends.read();
+    s.resumes = w.counters.resumes.read();
+    s.sleeps = w.counters.sleeps.read();
+    s.mailbox_hits = w.counters.mailbox_hits.read();
+    s.pushes = w.counters.pushes.read();
+    out.push_back(s);
+  }
+  return out;
+}
+
+worker_stats minus(const worker_stats& a, const worker_stats& b) {
+  worker_stats d = a;
+  d.work_s -= b.work_s;
+  d.sched_s -= b.sched_s;
+  d.idle_s -= b.idle_s;
+  d.spawns -= b.spawns;
+  d.steal_attempts -= b.steal_attempts;
+  d.steals -= b.steals;
+  d.suspends -= b.suspends;
+  d.resumes -= b.resumes;
+  d.sleeps -= b.sleeps;
+  d.mailbox_hits -= b.mailbox_hits;
+  d.pushes -= b.pushes;
+  return d;
+}
+
+void add_to(worker_stats& t, const worker_stats& s) {
+  t.work_s += s.work_s;
+  t.sched_s += s.sched_s;
+  t.idle_s += s.idle_s;
+  t.spawns += s.spawns;
+  t.steal_attempts += s.steal_attempts;
+  t.steals += s.steals;
+  t.suspends += s.suspends;
+  t.resumes += s.resumes;
+  t.sleeps += s.sleeps;
+  t.mailbox_hits += s.mailbox_hits;
+  t.pushes += s.pushes;
+}
+
+void json_fields(std::ostringstream& o, const worker_stats& s) {
+  o << "\"worker\":" << s.worker << ",\"place\":" << s.place << ",\"work_s\":" << s.work_s
+    << ",\"sched_s\":" << s.sched_s << ",\"idle_s\":" << s.idle_s << ",\"spawns\":" << s.spawns
+    << ",\"steal_attempts\":" << s.steal_attempts << ",\"steals\":" << s.steals << ",\"suspends\":" << s.suspends
+    << ",\"resumes\":" << s.resumes << ",\"sleeps\":" << s.sleeps << ",\"mailbox_hits\":" << s.mailbox_hits
+    << ",\"pushes\":" << s.pushes;
+}
+
+}  // namespace
+
+worker_stats stats::total() const {
+  worker_stats t;
+  t.worker = -1;
+  t.place = -1;
+  for (const auto& s : workers) add_to(t, s);
+  return t;
+}
+
+std::string stats::summary() const {
+  std::ostringstream o;
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %5s %9s %9s %9s %12s %10s %8s %8s %8s %7s\n", "worker", "place",
+                "work_s", "sched_s", "idle_s", "spawns", "attempts", "steals", "suspends", "resumes",
+                "sleeps");
+  o << line;
+  auto row = [&](const worker_stats& s, const char* label) {
+    char id[16];
+    if (label != nullptr) std::snprintf(id, sizeof id, "%s", label);
+    else std::snprintf(id, sizeof id, "%d", s.worker);
+    std::snprintf(line, sizeof line, "%6s %5d %9.4f %9.4f %9.4f %12llu %10llu %8llu %8llu %8llu %7llu\n", id,
+                  s.place, s.work_s, s.sched_s, s.idle_s, static_cast<unsigned long long>(s.spawns),
+                  static_cast<unsigned long long>(s.steal_attempts), static_cast<unsigned long long>(s.steals),
+                  static_cast<unsigned long long>(s.suspends), static_cast<unsigned long long>(s.resumes),
+                  static_cast<unsigned long long>(s.sleeps));
+    o << line;
+  };
+  for (const auto& s : workers) row(s, nullptr);
+  row(total(), "total");
+  return o.str();
+}
+
+std::string stats::to_json() const {
+  std::ostringstream o;
+  o << "{\"workers\":[";
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    o << (i ? ",{" : "{");
+    json_fields(o, workers[i]);
+    o << '}';
+  }
+  o << "],\"total\":{";
+  json_fields(o, total());
+  o << "}}";
+  return o.str();
+}
+
+stats get_stats() {
+  detail::runtime_state& rt = detail::pool();
+  stats out;
+  out.workers = raw_snapshot(rt);
+  std::lock_guard lock(g_baseline_mutex);
+  if (g_baseline_pool == &rt && g_baseline.size() == out.workers.size())
+    for (std::size_t i = 0; i < out.workers.size(); ++i) out.workers[i] = minus(out.workers[i], g_baseline[i]);
+  return out;
+}
+
+void reset_stats() {
+  detail::runtime_state& rt = detail::pool();
+  std::lock_guard lock(g_baseline_mutex);
+  g_baseline = raw_snapshot(rt);
+  g_baseline_pool = &rt;
+}
+
+}  // namespace locus

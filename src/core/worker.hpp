@@ -1,0 +1,79 @@
+// A worker: one per pinned thread. Owner-only state and state that thieves
+// touch are kept apart (the deque separates its own ends; the park word and
+// counters are read by others but written by the owner).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "core/fiber.hpp"
+#include "locus/detail/worker_view.hpp"
+
+namespace locus::detail {
+
+struct runtime_state;
+
+// xorshift64*: the victim-choice generator (fast, seedable, deterministic).
+struct rng64 {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  void seed(std::uint64_t s) { state = s != 0 ? s : 0x9E3779B97F4A7C15ull; }
+  std::uint64_t next() {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1Dull;
+  }
+  // Uniform in [0, n).
+  std::uint32_t below(std::uint32_t n) {
+    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(next() >> 32) * n) >> 32);
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+};
+
+// NUMA-WS section II: every moment of a worker is work, scheduling or idle.
+enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
+
+struct worker_counters {
+  owner_counter steal_attempts, steals, suspends, resumes, sleeps, mailbox_hits, pushes;
+  std::atomic<std::uint64_t> time_ns[3] = {};  // by activity; owner writes
+};
+
+struct worker : worker_view {
+  worker(runtime_state& rt, int id, int place, fiber_pool& pool) : rt(&rt), fibers(pool) {
+    this->id = id;
+    this->place = place;
+  }
+
+  runtime_state* rt;
+  fiber_cache fibers;
+  fiber* home = nullptr;  // the thread's own stack; the loop returns there at shutdown
+  rng64 rng;
+  int core = -1;
+  int os_cpu = -1;
+
+  // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
+  alignas(64) std::atomic<std::uint32_t> park_word{0};
+
+  alignas(64) worker_counters counters;
+  activity current_activity = activity::idle;
+  std::uint64_t activity_since_ns = 0;
+  std::atomic<std::uint8_t> published_activity{static_cast<std::uint8_t>(activity::idle)};
+  std::atomic<std::uint64_t> published_since_ns{0};
+
+  // Free lists of parent-first job blocks, by 64-byte size class.
+  static constexpr std::size_t job_classes = 8;
+  std::vector<void*> free_jobs[job_classes];
+};
+
+// The worker running the caller. Only valid on a worker.
+inline worker& this_worker() noexcept { return *static_cast<worker*>(current_worker()); }
+
+// Sets this worker's thread-local identity (on the worker thread).
+void bind_thread_to_worker(worker* w) noexcept;
+
+// Moves the worker to a new activity, charging the time since the last change
+// to the old one. Called only on scheduling paths.
+void switch_activity(worker& w, activity next, std::uint64_t now_ns) noexcept;
+
+}  // namespace locus::detail

@@ -1,0 +1,82 @@
+// Settings: a bad value names the setting, the value, and what is accepted.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "core/config.hpp"
+#include "locus/locus.hpp"
+
+namespace {
+
+std::string error_of(const char* var, const char* value) {
+  setenv(var, value, 1);
+  std::string msg;
+  try {
+    locus::runtime rt;
+  } catch (const locus::config_error& e) {
+    msg = e.what();
+  }
+  unsetenv(var);
+  return msg;
+}
+
+}  // namespace
+
+TEST(Config, BadEnvironmentValuesAreNamed) {
+  const std::string w = error_of("LOCUS_WORKERS", "two");
+  EXPECT_NE(w.find("LOCUS_WORKERS=\"two\""), std::string::npos) << w;
+  EXPECT_NE(w.find("integer from 1 to 4096"), std::string::npos) << w;
+  EXPECT_NE(error_of("LOCUS_WORKERS", "0").find("LOCUS_WORKERS"), std::string::npos);
+  const std::string p = error_of("LOCUS_POLICY", "magic");
+  EXPECT_NE(p.find("LOCUS_POLICY=\"magic\""), std::string::npos) << p;
+  EXPECT_NE(p.find("ws"), std::string::npos) << p;
+  const std::string s = error_of("LOCUS_STACK_SIZE", "12Q");
+  EXPECT_NE(s.find("LOCUS_STACK_SIZE=\"12Q\""), std::string::npos) << s;
+  EXPECT_NE(s.find("K, M or G"), std::string::npos) << s;
+  EXPECT_NE(error_of("LOCUS_STACK_SIZE", "1K").find("LOCUS_STACK_SIZE"), std::string::npos);
+  EXPECT_NE(error_of("LOCUS_PIN", "yes").find("LOCUS_PIN=\"yes\""), std::string::npos);
+  EXPECT_NE(error_of("LOCUS_SPIN_US", "-1").find("LOCUS_SPIN_US"), std::string::npos);
+  EXPECT_NE(error_of("LOCUS_TOPOLOGY", "4y8").find("LOCUS_TOPOLOGY"), std::string::npos);
+  EXPECT_NE(error_of("LOCUS_PLACES", "galaxy").find("LOCUS_PLACES"), std::string::npos);
+}
+
+TEST(Config, OptionsOverrideTheEnvironment) {
+  setenv("LOCUS_WORKERS", "3", 1);
+  {
+    locus::runtime rt;
+    EXPECT_EQ(locus::num_workers(), 3);
+  }
+  {
+    locus::runtime_options o;
+    o.workers = 2;
+    locus::runtime rt(o);
+    EXPECT_EQ(locus::num_workers(), 2);
+  }
+  unsetenv("LOCUS_WORKERS");
+  locus::runtime_options bad;
+  bad.workers = -2;
+  EXPECT_THROW(locus::runtime rt(bad), locus::config_error);
+  bad.workers = 0;
+  bad.policy = "nope";
+  EXPECT_THROW(locus::runtime rt(bad), locus::config_error);
+}
+
+TEST(Config, VirtualTopologyGivesPlacesAndWrapsPinning) {
+  locus::runtime_options o;
+  o.topology = "4x2";
+  o.places = "socket";
+  locus::runtime rt(o);
+  EXPECT_EQ(locus::num_workers(), 8);
+  EXPECT_EQ(locus::num_places(), 4);
+  long hits = 0;
+  locus::parallel_for(0, 1000, 1, [&](std::int64_t) { __atomic_add_fetch(&hits, 1, __ATOMIC_RELAXED); });
+  EXPECT_EQ(hits, 1000);
+}
+
+TEST(Config, ByteSizes) {
+  using locus::detail::parse_byte_size;
+  EXPECT_EQ(parse_byte_size("X", "64K", 1, 1 << 30), 65536u);
+  EXPECT_EQ(parse_byte_size("X", "2M", 1, 1 << 30), 2u << 20);
+  EXPECT_EQ(parse_byte_size("X", "4096", 1, 1 << 30), 4096u);
+  EXPECT_THROW(parse_byte_size("X", "", 1, 10), locus::config_error);
+  EXPECT_THROW(parse_byte_size("X", "K", 1, 10), locus::config_error);
+}

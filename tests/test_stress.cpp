@@ -1,0 +1,137 @@
+// Random fork-join trees: random fan-out, depth, work, constructs and thrown
+// exceptions, on 1 to 8 workers (oversubscribed on small machines), over
+// many seeds. Each run must give the serially computed result: the sum over
+// all nodes, or an exception when some node throws, with every node run.
+//
+// LOCUS_STRESS_SEEDS sets the number of seeds per worker count (default 60).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "locus/locus.hpp"
+
+namespace {
+
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+struct tree_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct tree {
+  std::uint64_t seed;
+  int max_depth;
+  bool allow_throw;
+
+  int fanout(std::uint64_t id, int depth) const {
+    return depth >= max_depth ? 0 : static_cast<int>(mix(id ^ seed) % 6);
+  }
+  bool throws(std::uint64_t id) const { return allow_throw && mix(id * 7 + seed) % 1999 == 0; }
+  int construct(std::uint64_t id) const { return static_cast<int>(mix(id + 3 * seed) % 4); }
+  long value(std::uint64_t id) const {
+    volatile long v = 0;
+    const int spin = static_cast<int>(mix(id ^ (seed << 1)) % 200);
+    for (int i = 0; i < spin; ++i) v = v + i;
+    return static_cast<long>(mix(id) % 1000);
+  }
+  static std::uint64_t child(std::uint64_t id, int i) { return id * 8 + static_cast<std::uint64_t>(i) + 1; }
+
+  // Serial reference: sum of values; counts nodes; notes whether any throws.
+  long serial(std::uint64_t id, int depth, long& nodes, bool& any_throw) const {
+    ++nodes;
+    long sum = value(id);
+    for (int i = 0; i < fanout(id, depth); ++i) sum += serial(child(id, i), depth + 1, nodes, any_throw);
+    if (throws(id)) any_throw = true;
+    return sum;
+  }
+
+  long parallel(std::uint64_t id, int depth, std::atomic<long>& nodes) const {
+    nodes.fetch_add(1, std::memory_order_relaxed);
+    const int n = fanout(id, depth);
+    std::vector<long> part(static_cast<std::size_t>(n), 0);
+    auto run_child = [&](int i) { part[static_cast<std::size_t>(i)] = parallel(child(id, i), depth + 1, nodes); };
+    switch (construct(id)) {
+      case 0: {  // work-first spawns
+        locus::task_group g;
+        for (int i = 0; i < n; ++i) g.spawn([&, i] { run_child(i); });
+        g.sync();
+        break;
+      }
+      case 1: {  // parent-first spawns
+        locus::task_group g;
+        for (int i = 0; i < n; ++i) g.spawn([&, i] { run_child(i); }, locus::parent_first);
+        g.sync();
+        break;
+      }
+      case 2:  // a loop
+        locus::parallel_for(0, n, 1, [&](std::int64_t i) { run_child(static_cast<int>(i)); });
+        break;
+      default:  // nested binary fork_join
+        fork_range(0, n, run_child);
+        break;
+    }
+    long sum = value(id);
+    for (long p : part) sum += p;
+    if (throws(id)) throw tree_error("node " + std::to_string(id));
+    return sum;
+  }
+
+  template <class F>
+  static void fork_range(int lo, int hi, F& f) {
+    if (hi - lo == 0) return;
+    if (hi - lo == 1) return f(lo);
+    const int mid = (lo + hi) / 2;
+    locus::fork_join([&] { fork_range(lo, mid, f); }, [&] { fork_range(mid, hi, f); });
+  }
+};
+
+int seeds_per_count() {
+  const char* s = std::getenv("LOCUS_STRESS_SEEDS");
+  return s != nullptr ? std::max(1, std::atoi(s)) : 60;
+}
+
+}  // namespace
+
+class RandomTrees : public ::testing::TestWithParam<int> {};
+
+TEST_P(RandomTrees, MatchTheSerialResult) {
+  locus::runtime_options o;
+  o.workers = GetParam();
+  o.spin_us = 20;
+  locus::runtime rt(o);
+  const int seeds = seeds_per_count();
+  int threw = 0;
+  for (int s = 0; s < seeds; ++s) {
+    const tree t{static_cast<std::uint64_t>(s) * 1000003 + static_cast<std::uint64_t>(GetParam()), 5 + s % 5,
+                 s % 3 == 0};
+    long expect_nodes = 0;
+    bool expect_throw = false;
+    const long expect = t.serial(1, 0, expect_nodes, expect_throw);
+    std::atomic<long> nodes{0};
+    long got = -1;
+    bool caught = false;
+    try {
+      locus::fork_join([&] { got = t.parallel(1, 0, nodes); }, [] {});
+    } catch (const tree_error&) {
+      caught = true;
+    }
+    ASSERT_EQ(caught, expect_throw) << "seed " << s;
+    if (!caught) {
+      ASSERT_EQ(got, expect) << "seed " << s;
+    }
+    ASSERT_EQ(nodes.load(), expect_nodes) << "seed " << s << ": every node runs, exception or not";
+    threw += caught;
+  }
+  if (seeds >= 30) EXPECT_GT(threw, 0) << "no seed exercised an exception";
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 3, 4, 8));
