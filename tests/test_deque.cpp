@@ -63,3 +63,30 @@ TEST(Deque, ConcurrentOwnerAndThievesTakeEachFrameOnce) {
   for (int i = 0; i < items; ++i) ASSERT_EQ(taken[i].load(), 1) << "frame " << i;
   EXPECT_GT(stolen.load(), 0);
 }
+
+// The same stress with the asymmetric fence (membarrier) where the kernel has it.
+#include "core/fences.hpp"
+TEST(Deque, ConcurrentWithAsymmetricFence) {
+  if (!locus::detail::enable_asymmetric_fence()) GTEST_SKIP() << "kernel has no membarrier(PRIVATE_EXPEDITED)";
+  constexpr int items = 100000;
+  std::vector<frame> frames(items);
+  std::vector<std::atomic<int>> taken(items);
+  work_deque d(4);
+  std::atomic<bool> done{false};
+  std::thread thief([&] {
+    while (!done.load(std::memory_order_acquire))
+      if (frame* f = d.steal()) taken[f - frames.data()].fetch_add(1);
+  });
+  int next = 0;
+  while (next < items) {
+    for (int k = 0; k < 5 && next < items; ++k) d.push(&frames[next++]);
+    for (int k = 0; k < 4; ++k)
+      if (frame* f = d.pop()) taken[f - frames.data()].fetch_add(1);
+  }
+  while (frame* f = d.pop()) taken[f - frames.data()].fetch_add(1);
+  while (!d.looks_empty()) std::this_thread::yield();
+  done.store(true, std::memory_order_release);
+  thief.join();
+  locus::detail::use_symmetric_fence();
+  for (int i = 0; i < items; ++i) ASSERT_EQ(taken[i].load(), 1) << "frame " << i;
+}

@@ -50,11 +50,7 @@ void fork_join(F&& f, G&& g) {
     detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
     return;
   }
-  detail::fork_job job;
-  job.run = &detail::run_fork_job;
-  job.place = w->hint;
-  job.callable = std::addressof(g);
-  job.invoke = &detail_fj::invoke_callable<G>;
+  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->hint);
   w->deque.push(&job);
   w->spawns.bump();
   detail::notify_push();

@@ -23,6 +23,8 @@ struct runtime_options {
   int pin = -1;               // LOCUS_PIN: 1 pins workers to cores, 0 does not; default 1
   long spin_us = -1;          // LOCUS_SPIN_US: idle spin before sleeping; default 100
   long long seed = -1;        // LOCUS_SEED: seed of the victim choice; default random
+  std::string fence;          // LOCUS_FENCE: asymmetric|symmetric; default asymmetric
+                              //   (owner pops without a fence; thieves use membarrier)
 };
 
 class runtime {

@@ -74,9 +74,9 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
     used_ = true;
-    detail::spawn_request req{&state_, std::addressof(f), &trampoline<F>, {}};
+    detail::spawn_request req{w, &state_, std::addressof(f), &trampoline<F>, {}};
     w->spawns.bump();
-    detail::spawn_child(req);
+    detail::spawn_child(*w, req);
   }
 
   template <class F>

@@ -115,6 +115,14 @@ settings resolve_settings(const runtime_options& o) {
     s.seed = parse_integer("LOCUS_SEED", v, 0, (1ll << 62), "the seed of the victim choice");
   }
 
+  const std::string fence = !o.fence.empty() ? o.fence : env("LOCUS_FENCE");
+  if (fence == "symmetric") {
+    s.asymmetric_fence = false;
+  } else if (!fence.empty() && fence != "asymmetric") {
+    reject(o.fence.empty() ? "LOCUS_FENCE" : "runtime_options::fence", fence,
+           "expected asymmetric (thieves pay with membarrier) or symmetric (a fence on every pop)");
+  }
+
   s.stats_at_exit = env("LOCUS_STATS");
   if (s.stats_at_exit == "0") s.stats_at_exit.clear();
   return s;

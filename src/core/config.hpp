@@ -37,6 +37,7 @@ struct settings {
   bool pin = true;
   long spin_us = tunables::default_spin_us;
   long long seed = -1;
+  bool asymmetric_fence = true;  // falls back to symmetric if the kernel lacks membarrier
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "1"/"summary", "json", or a file path
 };
 

@@ -78,14 +78,14 @@ void after_resume(switch_msg* msg) noexcept {
 
 // ---------------------------------------------------------------- spawn
 
-void spawn_child(spawn_request& req) {
-  worker& w = this_worker();
+void spawn_child(worker_view& spawner, spawn_request& req) {
+  auto& w = static_cast<worker&>(spawner);
   switch_msg msg{switch_msg::kind::start_child, nullptr, &req};
   after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
 }
 
 frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
-  worker& w = this_worker();
+  auto& w = static_cast<worker&>(*req.spawner);
   spawn_continuation& parent = req.parent;
   parent.kind = frame_kind::continuation;
   parent.run = &steal_spawn_parent;
@@ -115,8 +115,8 @@ frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
 }
 
 void publish_parent(spawn_request& req) noexcept {
-  worker& w = this_worker();
-  w.deque.push(&req.parent);
+  // Still on the spawning worker: the child has not run any user code yet.
+  req.spawner->deque.push(&req.parent);
   notify_push();
 }
 
@@ -188,7 +188,7 @@ frame* finish_suspension(switch_msg& msg) {
 
 // ---------------------------------------------------------------- fork_join
 
-frame* run_fork_job(frame* f) {
+frame* fork_job::run_fork_job_entry(frame* f) {
   auto* job = static_cast<fork_job*>(f);
   try {
     job->invoke(job->callable);
@@ -203,6 +203,7 @@ frame* run_fork_job(frame* f) {
 void join_stolen_fork_job(fork_job& job) {
   if (job.state.load(std::memory_order_acquire) == fork_job::done) return;
   worker& w = this_worker();
+  new (&job.waiter) continuation();
   prepare_waiter(job.waiter, w);
   suspension why{suspension::kind::fork, &job, 0};
   suspend(w, why);

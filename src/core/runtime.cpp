@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/fences.hpp"
 #include "core/runtime_state.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
@@ -75,6 +76,7 @@ runtime_state::runtime_state(settings s)
       eng(make_threaded_engine(cfg.seed)),
       fibers(cfg.stack_bytes, &fiber_entry) {
   policy = make_policy(cfg.policy, *this);
+  if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {

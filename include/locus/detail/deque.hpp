@@ -10,6 +10,18 @@
 // retired arrays are kept until the deque is destroyed because a thief may
 // still be reading one (growth is rare and geometric, so this is at most the
 // size of the final array).
+//
+// Asymmetric fence. pop() needs store-load ordering against steal(): the
+// owner's new bottom must be visible before it reads top. A seq_cst fence
+// (mfence on x86) on every pop is the dominant cost of the fast path. When
+// the kernel offers membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), the owner
+// uses only a compiler barrier and the thief pays instead: membarrier makes
+// every running thread of the process execute a full barrier before it
+// returns, so either the owner's store is visible to the thief's next read of
+// bottom, or the owner's read of top comes after the barrier and both sides
+// resolve the last element through the CAS on top. This moves the cost from
+// every pop to steal attempts on non-empty deques (the work-first principle).
+// The flag is chosen once when the pool starts (src/core/fences.cpp).
 #pragma once
 
 #include <atomic>
@@ -22,11 +34,25 @@
 
 namespace locus::detail {
 
+// True when pops must fence themselves (no membarrier, or turned off).
+extern bool g_deque_owner_fences;
+// The thief's side of the asymmetric fence.
+void deque_heavy_barrier() noexcept;
+
+inline void deque_owner_fence() noexcept {
+  if (g_deque_owner_fences) [[unlikely]]
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  else
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+
 class work_deque {
  public:
   explicit work_deque(std::size_t initial_capacity = 256)
       : array_(new ring(round_up_pow2(initial_capacity))) {
     retired_.emplace_back(array_.load(std::memory_order_relaxed));
+    owner_slots_ = retired_.back()->slots.get();
+    owner_mask_ = retired_.back()->mask;
   }
   work_deque(const work_deque&) = delete;
   work_deque& operator=(const work_deque&) = delete;
@@ -34,10 +60,10 @@ class work_deque {
   // Owner only.
   void push(frame* f) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-    const std::int64_t t = top_.load(std::memory_order_acquire);
-    ring* a = array_.load(std::memory_order_relaxed);
-    if (b - t > static_cast<std::int64_t>(a->mask)) [[unlikely]] a = grow(a, t, b);
-    a->put(b, f);
+    // top only grows, so a stale copy can only overestimate the fill; reread
+    // it only when the array looks full.
+    if (b - owner_top_ > static_cast<std::int64_t>(owner_mask_)) [[unlikely]] make_room(b);
+    owner_slots_[static_cast<std::size_t>(b) & owner_mask_].store(f, std::memory_order_relaxed);
     // Release: a thief that reads the new bottom also sees the slot (pairs
     // with the acquire load of bottom_ in steal()).
     bottom_.store(b + 1, std::memory_order_release);
@@ -47,19 +73,16 @@ class work_deque {
   // frame was taken by a thief).
   frame* pop() {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
-    ring* a = array_.load(std::memory_order_relaxed);
     bottom_.store(b, std::memory_order_relaxed);
-    // Store-load fence: the owner must publish the decremented bottom before
-    // reading top, and a thief must publish its read of bottom before its CAS
-    // on top; pairs with the seq_cst fence in steal(). This is the one fence
-    // of the fast path.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Store-load ordering of bottom before top; pairs with the barrier in
+    // steal() (see the asymmetric fence above).
+    deque_owner_fence();
     std::int64_t t = top_.load(std::memory_order_relaxed);
     if (t > b) {  // empty
       bottom_.store(b + 1, std::memory_order_relaxed);
       return nullptr;
     }
-    frame* f = a->get(b);
+    frame* f = owner_slots_[static_cast<std::size_t>(b) & owner_mask_].load(std::memory_order_relaxed);
     if (t == b) {  // last element: race with thieves for it
       if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                         std::memory_order_relaxed))
@@ -73,8 +96,12 @@ class work_deque {
   // thread won the race for it.
   frame* steal() {
     std::int64_t t = top_.load(std::memory_order_acquire);
-    // Pairs with the fence in pop(): orders our read of top before bottom.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // A deque that looks empty is a failed attempt either way: do not pay
+    // for the barrier.
+    if (t >= bottom_.load(std::memory_order_acquire)) return nullptr;
+    // Pairs with the owner's fence in pop(): our read of top comes before
+    // our read of bottom, and the owner's last store of bottom is visible.
+    deque_heavy_barrier();
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return nullptr;
     frame* f = array_.load(std::memory_order_acquire)->get(t);
@@ -112,20 +139,30 @@ class work_deque {
     return c;
   }
 
-  // Cold path: doubles the array, copying the live range [t, b).
-  [[gnu::noinline]] ring* grow(ring* old, std::int64_t t, std::int64_t b) {
+  // Cold path: rereads top; if the array is really full, doubles it,
+  // copying the live range [t, b).
+  [[gnu::noinline]] void make_room(std::int64_t b) {
+    owner_top_ = top_.load(std::memory_order_acquire);
+    if (b - owner_top_ <= static_cast<std::int64_t>(owner_mask_)) return;
+    ring* old = array_.load(std::memory_order_relaxed);
     auto* bigger = new ring((old->mask + 1) * 2);
-    for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
+    for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i));
     retired_.emplace_back(bigger);
+    owner_slots_ = bigger->slots.get();
+    owner_mask_ = bigger->mask;
     // Release: a thief that loads the new array sees its copied slots.
     array_.store(bigger, std::memory_order_release);
-    return bigger;
   }
 
   // Thieves write top_, the owner writes bottom_: keep them on separate lines.
   alignas(64) std::atomic<std::int64_t> top_{0};
   alignas(64) std::atomic<std::int64_t> bottom_{0};
   std::atomic<ring*> array_;
+  // Owner-only copies of the live array and of a past value of top, so the
+  // fast path does no pointer chasing and no read of the thieves' line.
+  std::atomic<frame*>* owner_slots_ = nullptr;
+  std::size_t owner_mask_ = 0;
+  std::int64_t owner_top_ = 0;
   std::vector<std::unique_ptr<ring>> retired_;  // owner only; includes the live array
 };
 

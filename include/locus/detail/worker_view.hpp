@@ -55,13 +55,22 @@ struct continuation : frame {
 // The second branch of fork_join, made stealable while the first runs.
 struct fork_job : frame {
   enum : int { pending = 0, done = 1, parent_waiting = 2 };
+  fork_job(void* g, void (*inv)(void*), std::int32_t hint) noexcept : callable(g), invoke(inv) {
+    run = &run_fork_job_entry;
+    place = hint;
+  }
+  ~fork_job() {}
+  static frame* run_fork_job_entry(frame* f);
   std::atomic<int> state{pending};
+  void* callable;
+  void (*invoke)(void*);
   std::exception_ptr error;
-  continuation waiter;  // the parent, when it suspended waiting for us
-  void* callable = nullptr;
-  void (*invoke)(void*) = nullptr;
+  // The parent, when it suspends waiting for us. Constructed only then (on
+  // the slow path), so the fast path does not pay for initializing it.
+  union {
+    continuation waiter;
+  };
 };
-frame* run_fork_job(frame* f);               // a thief runs a stolen fork_job
 void join_stolen_fork_job(fork_job& job);   // the parent waits for a stolen one
 
 // --------------------------------------------------------------- task_group
@@ -94,12 +103,13 @@ struct spawn_continuation : continuation {
 // publish_parent() (which makes the parent's continuation stealable), then
 // runs it.
 struct spawn_request {
+  worker_view* spawner;  // the child publishes the parent here, before it can migrate
   group_state* group;
   void* callable;
   void (*trampoline)(spawn_request&);
   spawn_continuation parent;
 };
-void spawn_child(spawn_request& req);
+void spawn_child(worker_view& w, spawn_request& req);
 void publish_parent(spawn_request& req) noexcept;
 
 // A parent-first (help-first) spawn: the child is queued and the parent goes on.
