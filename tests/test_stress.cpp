@@ -131,7 +131,9 @@ TEST_P(RandomTrees, MatchTheSerialResult) {
     ASSERT_EQ(nodes.load(), expect_nodes) << "seed " << s << ": every node runs, exception or not";
     threw += caught;
   }
-  if (seeds >= 30) EXPECT_GT(threw, 0) << "no seed exercised an exception";
+  if (seeds >= 30) {
+    EXPECT_GT(threw, 0) << "no seed exercised an exception";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 3, 4, 8));

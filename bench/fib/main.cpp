@@ -18,6 +18,8 @@ long parallel_fib_spawn(int n);
 long serial_fib_fork_join(int n);
 long serial_fib_spawn(int n);
 long plain_fib(int n);
+long nocount_fib_fork_join(int n);
+long nocount_fib_spawn(int n);
 
 namespace {
 
@@ -56,7 +58,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--workers") && i + 1 < argc) workers = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--help")) {
-      std::puts("usage: fib [n=35] [--reps R=5] [--workers 1,2]");
+      std::puts("usage: fib [n=35] [--reps R=5] [--workers 1,2]\n"
+                "T_S: the serial elision of the same kernel, and the plain serial function.\n"
+                "ns/fork: (T_1 - T_S(plain)) / forks, on one worker.");
       return 0;
     } else n = std::atoi(argv[i]);
   }
@@ -65,41 +69,49 @@ int main(int argc, char** argv) {
     return 2;
   }
   const long expected = plain_fib(n);
-  // fib(n) makes fib(n+1) - 1 forks: one per internal node of the call tree.
+  // fib(n) forks once per internal node of its call tree: fib(n+1) - 1 times.
   const double forks = static_cast<double>(plain_fib(n + 1) - 1);
 
   const double t_plain = median_seconds(reps, expected, [&] { return plain_fib(n); });
   const double ts_fj = median_seconds(reps, expected, [&] { return serial_fib_fork_join(n); });
   const double ts_sp = median_seconds(reps, expected, [&] { return serial_fib_spawn(n); });
-  std::printf("fib(%d), no coarsening, %.0f forks, median of %d\n", n, forks, reps);
-  std::printf("  plain serial function      %.4f s\n", t_plain);
-  std::printf("  T_S serial elision         %.4f s (fork_join)  %.4f s (spawn)\n", ts_fj, ts_sp);
+  std::printf("fib(%d), no coarsening: %.0f forks; median of %d runs\n", n, forks, reps);
+  std::printf("T_S plain serial function %.4f s; serial elision: fork_join %.4f s, spawn %.4f s\n\n", t_plain,
+              ts_fj, ts_sp);
+  std::printf("%-22s %7s %9s %10s %10s %8s %8s\n", "construct", "workers", "T_P s", "T_P/plain", "T_P/elision",
+              "T_1/T_P", "ns/fork");
 
-  double t1_fj = 0, t1_sp = 0;
-  std::printf("  %-8s %-10s %10s %8s %8s %10s\n", "workers", "construct", "T_P s", "T_P/T_S", "T_1/T_P",
-              "ns/fork");
+  double t1[3] = {0, 0, 0};
   for (int p : workers) {
-    locus::runtime rt(locus::runtime_options{.workers = p});
-    const double t_fj = median_seconds(reps, expected, [&] {
-      long r = 0;
-      locus::fork_join([&] { r = parallel_fib_fork_join(n); }, [] {});
-      return r;
-    });
-    const double t_sp = median_seconds(reps, expected, [&] {
-      long r = 0;
-      locus::fork_join([&] { r = parallel_fib_spawn(n); }, [] {});
-      return r;
-    });
-    if (p == 1) t1_fj = t_fj, t1_sp = t_sp;
-    auto row = [&](const char* what, double t, double ts, double t1) {
-      std::printf("  %-8d %-10s %10.4f %8.2f %8.2f %10.2f\n", p, what, t, t / ts, t1 > 0 ? t1 / t : 0.0,
-                  (t - ts) * 1e9 / forks * p);
+    locus::runtime_options options;
+    options.workers = p;
+    locus::runtime rt(options);
+    auto on_pool = [&](long (*kernel)(int)) {
+      return median_seconds(reps, expected, [&] {
+        long r = 0;
+        locus::fork_join([&] { r = kernel(n); }, [] {});
+        return r;
+      });
     };
-    row("fork_join", t_fj, ts_fj, t1_fj);
-    row("spawn", t_sp, ts_sp, t1_sp);
+    locus::reset_stats();
+    const double t[3] = {on_pool(parallel_fib_fork_join), on_pool(parallel_fib_spawn),
+                         p == 1 ? on_pool(nocount_fib_fork_join) : 0.0};
     const locus::worker_stats tot = locus::get_stats().total();
-    std::printf("  %-8s steals %llu of %llu attempts\n", "", static_cast<unsigned long long>(tot.steals),
-                static_cast<unsigned long long>(tot.steal_attempts));
+    const char* names[3] = {"fork_join", "task_group::spawn", "fork_join, no counter"};
+    const double ts[3] = {ts_fj, ts_sp, ts_fj};
+    for (int k = 0; k < 3; ++k) {
+      if (t[k] == 0.0) continue;
+      if (p == 1) t1[k] = t[k];
+      char per_fork[32] = "-";
+      if (p == 1) std::snprintf(per_fork, sizeof per_fork, "%.2f", (t[k] - t_plain) * 1e9 / forks);
+      std::printf("%-22s %7d %9.4f %10.2f %10.2f %8.2f %8s\n", names[k], p, t[k], t[k] / t_plain, t[k] / ts[k],
+                  t1[k] > 0 ? t1[k] / t[k] : 0.0, per_fork);
+    }
+    std::printf("%-22s %7d steals %llu of %llu attempts, %llu sleeps; work %.3f s sched %.4f s idle %.3f s\n",
+                "  counters", p, static_cast<unsigned long long>(tot.steals),
+                static_cast<unsigned long long>(tot.steal_attempts), static_cast<unsigned long long>(tot.sleeps),
+                tot.work_s, tot.sched_s, tot.idle_s);
   }
+  if (t1[2] > 0) std::printf("\ncounter overhead on fork_join T_1: %+.1f%%\n", (t1[0] / t1[2] - 1) * 100);
   return 0;
 }

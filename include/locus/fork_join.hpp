@@ -52,7 +52,9 @@ void fork_join(F&& f, G&& g) {
   }
   detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->hint);
   w->deque.push(&job);
+#ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
+#endif
   detail::notify_push();
 
   std::exception_ptr first_error;

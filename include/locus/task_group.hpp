@@ -75,7 +75,9 @@ class task_group {
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
     used_ = true;
     detail::spawn_request req{w, &state_, std::addressof(f), &trampoline<F>, {}};
+#ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
+#endif
     detail::spawn_child(*w, req);
   }
 
@@ -92,7 +94,9 @@ class task_group {
       detail::route_spawn(job);
     else
       w->deque.push(job);
+#ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
+#endif
     detail::notify_push();
   }
 

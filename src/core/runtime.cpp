@@ -86,6 +86,12 @@ runtime_state::runtime_state(settings s)
     w->os_cpu = places.worker_os_cpu[idx];
     workers.push_back(std::move(w));
   }
+  if (cfg.pin && places.pinning_wrapped)
+    std::fprintf(stderr,
+                 "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
+                 "(see locus-topo; LOCUS_PIN=0 turns pinning off)\n",
+                 cfg.workers, cfg.topo.is_virtual ? ("virtual topology " + cfg.topo.description).c_str() : "the host",
+                 std::max(1u, std::thread::hardware_concurrency()));
   started_ns = eng->now_ns();
   eng->start_workers(cfg.workers, [this](int i) { worker_main(*this, i); },
                      cfg.pin ? places.worker_os_cpu : std::vector<int>{});

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "core/fiber.hpp"
@@ -44,6 +45,12 @@ struct worker : worker_view {
     this->id = id;
     this->place = place;
   }
+  ~worker() {
+    for (auto& list : free_jobs)
+      for (void* block : list) ::operator delete(block);
+  }
+  worker(const worker&) = delete;
+  worker& operator=(const worker&) = delete;
 
   runtime_state* rt;
   fiber_cache fibers;

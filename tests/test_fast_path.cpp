@@ -1,0 +1,88 @@
+// The fast path (spawn and sync, fork_join, parallel_for with nothing
+// stolen) allocates nothing once warm: this binary replaces the global
+// operator new with a counting one and runs on one worker, where nothing
+// can be stolen.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "locus/locus.hpp"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}
+
+// The replacements below pair malloc with free on purpose; GCC cannot see
+// that operator new is replaced too and warns about a mismatch.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+long fib_fj(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  locus::fork_join([&] { a = fib_fj(n - 1); }, [&] { b = fib_fj(n - 2); });
+  return a + b;
+}
+
+long fib_spawn(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  locus::task_group g;
+  g.spawn([&] { a = fib_spawn(n - 1); });
+  b = fib_spawn(n - 2);
+  g.sync();
+  return a + b;
+}
+
+long fib_parent_first(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  locus::task_group g;
+  g.spawn([&] { a = fib_parent_first(n - 1); }, locus::parent_first);
+  b = fib_parent_first(n - 2);
+  g.sync();
+  return a + b;
+}
+
+}  // namespace
+
+TEST(FastPath, NoHeapAllocationOnceWarm) {
+  locus::runtime_options o;
+  o.workers = 1;
+  locus::runtime rt(o);
+  long counted = -1;
+  long results[4] = {};
+  locus::fork_join(
+      [&] {
+        // Warm up at the same depths: fiber stacks and job blocks are
+        // created on first use and then reused.
+        fib_fj(20);
+        fib_spawn(20);
+        fib_parent_first(16);
+        const long before = g_allocations.load();
+        results[0] = fib_fj(20);
+        results[1] = fib_spawn(20);
+        results[2] = fib_parent_first(16);
+        std::atomic<long> sum{0};
+        locus::parallel_for(0, 10000, 8, [&](std::int64_t i) { sum.fetch_add(i, std::memory_order_relaxed); });
+        results[3] = sum.load();
+        counted = g_allocations.load() - before;
+      },
+      [] {});
+  EXPECT_EQ(results[0], 6765);
+  EXPECT_EQ(results[1], 6765);
+  EXPECT_EQ(results[2], 987);
+  EXPECT_EQ(results[3], 10000L * 9999 / 2);
+  EXPECT_EQ(counted, 0) << "heap allocations on the fast path";
+}
