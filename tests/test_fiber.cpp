@@ -25,8 +25,8 @@ long g_seen_before = 0, g_seen_after = 0;
 [[gnu::noinline]] long os_thread_id() { return static_cast<long>(syscall(SYS_gettid)); }
 int g_steps = 0;
 
-void test_entry(void* fctx, void* data) {
-  switch_msg* m = arrive_at_entry(fctx, data);
+void test_entry(transfer t) {
+  switch_msg* m = arrive(t);
   fiber* self = running_fiber();
   g_caller = m->from;
   g_seen_before = os_thread_id();

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <locus/locus.hpp>
@@ -23,20 +24,25 @@ long nocount_fib_spawn(int n);
 
 namespace {
 
-double median_seconds(int reps, long expected, const std::function<long()>& run) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    const long got = run();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (got != expected) {
-      std::fprintf(stderr, "fib: wrong result %ld, expected %ld\n", got, expected);
-      std::exit(1);
-    }
-    t.push_back(s);
+// Every measurement is repeated in rounds; each round runs every variant once
+// (all worker counts, all constructs), so slow drifts of a shared machine hit
+// every variant alike. Reported: the median over rounds.
+struct series {
+  std::vector<double> seconds;
+  double median() {
+    std::sort(seconds.begin(), seconds.end());
+    return seconds[seconds.size() / 2];
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+};
+
+void time_once(series& s, long expected, const std::function<long()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  const long got = run();
+  s.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (got != expected) {
+    std::fprintf(stderr, "fib: wrong result %ld, expected %ld\n", got, expected);
+    std::exit(1);
+  }
 }
 
 std::vector<int> parse_list(const char* s) {
@@ -49,16 +55,22 @@ std::vector<int> parse_list(const char* s) {
   return out;
 }
 
+struct construct {
+  const char* name;
+  long (*parallel)(int);
+  double* serial_elision;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int n = 35, reps = 5;
+  int n = 35, reps = 7;
   std::vector<int> workers = {1, 2};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--workers") && i + 1 < argc) workers = parse_list(argv[++i]);
     else if (!std::strcmp(argv[i], "--help")) {
-      std::puts("usage: fib [n=35] [--reps R=5] [--workers 1,2]\n"
+      std::puts("usage: fib [n=35] [--reps R=7] [--workers 1,2]\n"
                 "T_S: the serial elision of the same kernel, and the plain serial function.\n"
                 "ns/fork: (T_1 - T_S(plain)) / forks, on one worker.");
       return 0;
@@ -72,46 +84,75 @@ int main(int argc, char** argv) {
   // fib(n) forks once per internal node of its call tree: fib(n+1) - 1 times.
   const double forks = static_cast<double>(plain_fib(n + 1) - 1);
 
-  const double t_plain = median_seconds(reps, expected, [&] { return plain_fib(n); });
-  const double ts_fj = median_seconds(reps, expected, [&] { return serial_fib_fork_join(n); });
-  const double ts_sp = median_seconds(reps, expected, [&] { return serial_fib_spawn(n); });
-  std::printf("fib(%d), no coarsening: %.0f forks; median of %d runs\n", n, forks, reps);
-  std::printf("T_S plain serial function %.4f s; serial elision: fork_join %.4f s, spawn %.4f s\n\n", t_plain,
-              ts_fj, ts_sp);
-  std::printf("%-22s %7s %9s %10s %10s %8s %8s\n", "construct", "workers", "T_P s", "T_P/plain", "T_P/elision",
-              "T_1/T_P", "ns/fork");
+  double ts_fj = 0, ts_sp = 0;
+  construct constructs[] = {{"fork_join", parallel_fib_fork_join, &ts_fj},
+                            {"task_group::spawn", parallel_fib_spawn, &ts_sp},
+                            {"fork_join, no counter", nocount_fib_fork_join, &ts_fj}};
+  constexpr int num_constructs = 3;
+  series plain, elision_fj, elision_sp, plain_pair;
+  std::vector<std::vector<series>> parallel(workers.size(), std::vector<series>(num_constructs));
+  std::vector<locus::worker_stats> totals(workers.size());
 
-  double t1[3] = {0, 0, 0};
-  for (int p : workers) {
-    locus::runtime_options options;
-    options.workers = p;
-    locus::runtime rt(options);
-    auto on_pool = [&](long (*kernel)(int)) {
-      return median_seconds(reps, expected, [&] {
-        long r = 0;
-        locus::fork_join([&] { r = kernel(n); }, [] {});
-        return r;
-      });
-    };
-    locus::reset_stats();
-    const double t[3] = {on_pool(parallel_fib_fork_join), on_pool(parallel_fib_spawn),
-                         p == 1 ? on_pool(nocount_fib_fork_join) : 0.0};
-    const locus::worker_stats tot = locus::get_stats().total();
-    const char* names[3] = {"fork_join", "task_group::spawn", "fork_join, no counter"};
-    const double ts[3] = {ts_fj, ts_sp, ts_fj};
-    for (int k = 0; k < 3; ++k) {
-      if (t[k] == 0.0) continue;
-      if (p == 1) t1[k] = t[k];
-      char per_fork[32] = "-";
-      if (p == 1) std::snprintf(per_fork, sizeof per_fork, "%.2f", (t[k] - t_plain) * 1e9 / forks);
-      std::printf("%-22s %7d %9.4f %10.2f %10.2f %8.2f %8s\n", names[k], p, t[k], t[k] / t_plain, t[k] / ts[k],
-                  t1[k] > 0 ? t1[k] / t[k] : 0.0, per_fork);
+  for (int round = 0; round < reps; ++round) {
+    time_once(plain, expected, [&] { return plain_fib(n); });
+    // The machine's own ceiling for two cores: two plain threads, each the
+    // whole serial function (a shared VM may give less than 2).
+    time_once(plain_pair, expected, [&] {
+      long other = 0;
+      std::thread t([&] { other = plain_fib(n); });
+      const long mine = plain_fib(n);
+      t.join();
+      return other == mine ? mine : -1;
+    });
+    time_once(elision_fj, expected, [&] { return serial_fib_fork_join(n); });
+    time_once(elision_sp, expected, [&] { return serial_fib_spawn(n); });
+    for (std::size_t w = 0; w < workers.size(); ++w) {
+      locus::runtime_options options;
+      options.workers = workers[w];
+      locus::runtime rt(options);
+      locus::reset_stats();
+      for (int k = 0; k < num_constructs; ++k)
+        time_once(parallel[w][k], expected, [&] {
+          long r = 0;
+          locus::fork_join([&] { r = constructs[k].parallel(n); }, [] {});
+          return r;
+        });
+      const locus::worker_stats t = locus::get_stats().total();
+      totals[w].steals += t.steals;
+      totals[w].steal_attempts += t.steal_attempts;
+      totals[w].sleeps += t.sleeps;
     }
-    std::printf("%-22s %7d steals %llu of %llu attempts, %llu sleeps; work %.3f s sched %.4f s idle %.3f s\n",
-                "  counters", p, static_cast<unsigned long long>(tot.steals),
-                static_cast<unsigned long long>(tot.steal_attempts), static_cast<unsigned long long>(tot.sleeps),
-                tot.work_s, tot.sched_s, tot.idle_s);
   }
-  if (t1[2] > 0) std::printf("\ncounter overhead on fork_join T_1: %+.1f%%\n", (t1[0] / t1[2] - 1) * 100);
+
+  const double t_plain = plain.median();
+  ts_fj = elision_fj.median();
+  ts_sp = elision_sp.median();
+  std::printf("fib(%d), no coarsening: %.0f forks; medians of %d interleaved rounds\n", n, forks, reps);
+  std::printf("T_S plain serial function %.4f s; serial elision: fork_join %.4f s, spawn %.4f s\n", t_plain,
+              ts_fj, ts_sp);
+  std::printf("machine ceiling for 2 workers: two threads each running the plain function take %.4f s "
+              "(speedup %.2f)\n\n",
+              plain_pair.median(), 2 * t_plain / plain_pair.median());
+  std::printf("%-22s %7s %9s %10s %11s %8s %8s\n", "construct", "workers", "T_P s", "T_P/plain", "T_P/elision",
+              "T_1/T_P", "ns/fork");
+  std::vector<double> t1(num_constructs, 0.0);
+  for (std::size_t w = 0; w < workers.size(); ++w) {
+    for (int k = 0; k < num_constructs; ++k) {
+      const double t = parallel[w][k].median();
+      if (workers[w] == 1) t1[static_cast<std::size_t>(k)] = t;
+      const double base = t1[static_cast<std::size_t>(k)];
+      char per_fork[32] = "-";
+      if (workers[w] == 1) std::snprintf(per_fork, sizeof per_fork, "%.2f", (t - t_plain) * 1e9 / forks);
+      std::printf("%-22s %7d %9.4f %10.2f %11.2f %8.2f %8s\n", constructs[k].name, workers[w], t, t / t_plain,
+                  t / *constructs[k].serial_elision, base > 0 ? base / t : 0.0, per_fork);
+    }
+    std::printf("%-22s %7d steals %llu of %llu attempts, %llu sleeps (all rounds)\n", "  scheduler", workers[w],
+                static_cast<unsigned long long>(totals[w].steals),
+                static_cast<unsigned long long>(totals[w].steal_attempts),
+                static_cast<unsigned long long>(totals[w].sleeps));
+  }
+  if (t1[0] > 0 && t1[2] > 0)
+    std::printf("\nspawn counter overhead on fork_join T_1: %+.1f%% (with %.4f s, without %.4f s)\n",
+                (t1[0] / t1[2] - 1) * 100, t1[0], t1[2]);
   return 0;
 }

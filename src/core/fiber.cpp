@@ -9,7 +9,6 @@
 #include <cstring>
 #include <system_error>
 
-#include "core/sanitizers.hpp"
 
 namespace locus::detail {
 namespace bctx = boost::context::detail;
@@ -20,7 +19,6 @@ namespace {
 // large local array can jump over a single page.
 constexpr std::size_t guard_region_bytes = 64 * 1024;
 
-fiber_entry_fn g_entry = nullptr;  // the same for every fiber: the scheduler's entry
 thread_local fiber* t_running = nullptr;
 
 std::size_t page_size() {
@@ -28,22 +26,14 @@ std::size_t page_size() {
   return size;
 }
 
-void entry_trampoline(bctx::transfer_t t) { g_entry(t.fctx, t.data); }
-
-void start_context(fiber* f) {
-  f->ctx = bctx::make_fcontext(f->stack_top(), f->stack_bytes(), &entry_trampoline);
-}
+void start_context(fiber* f) { f->ctx = bctx::make_fcontext(f->stack_top(), f->stack_bytes(), f->start); }
 
 }  // namespace
 
-// Not inline, and used through these functions only: a fiber may resume on
-// another thread, and a thread-local's address computed before a switch must
-// not be reused after it.
 [[gnu::noinline]] fiber* running_fiber() noexcept { return t_running; }
 [[gnu::noinline]] void set_running_fiber(fiber* f) noexcept { t_running = f; }
 
-fiber* create_fiber(std::size_t stack_bytes, fiber_entry_fn entry) {
-  g_entry = entry;
+fiber* create_fiber(std::size_t stack_bytes, fiber_start_fn start) {
   const std::size_t page = page_size();
   const std::size_t usable = (stack_bytes + page - 1) / page * page;
   const std::size_t total = usable + guard_region_bytes;
@@ -62,11 +52,12 @@ fiber* create_fiber(std::size_t stack_bytes, fiber_entry_fn entry) {
   f->mapping_bytes = total;
   f->guard_bytes = guard_region_bytes;
   f->tsan_fiber = sanitizers::create_fiber();
+  f->start = start;
   start_context(f);
   return f;
 }
 
-void reset_fiber(fiber* f, fiber_entry_fn) {
+void reset_fiber(fiber* f) {
   // Frames abandoned on the old stack may have left ASan poison behind.
   sanitizers::unpoison(f->stack_low(), f->stack_bytes());
   f->asan_fake_stack = nullptr;
@@ -87,28 +78,6 @@ fiber* thread_stack_fiber() {
   return f;
 }
 
-namespace {
-[[gnu::noinline]] switch_msg* arrive(void* fctx, void* data) {
-  auto* msg = static_cast<switch_msg*>(data);
-  fiber* self = running_fiber();
-  sanitizers::finish_switch(self->asan_fake_stack);
-  msg->from->ctx = fctx;
-  return msg;
-}
-}  // namespace
-
-switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) {
-  msg->from = from;
-  sanitizers::start_switch(from_finished ? nullptr : &from->asan_fake_stack, to->stack_low(),
-                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
-  set_running_fiber(to);
-  bctx::transfer_t t = bctx::jump_fcontext(to->ctx, msg);
-  // Resumed: possibly on another thread. t_running was set by whoever
-  // switched to us.
-  return arrive(t.fctx, t.data);
-}
-
-switch_msg* arrive_at_entry(void* fctx, void* data) { return arrive(fctx, data); }
 
 // ------------------------------------------------------------------- pools
 
@@ -135,15 +104,6 @@ void fiber_pool::adopt(fiber* f) {
   all_.push_back(f);
 }
 
-fiber* fiber_cache::take() {
-  if (!local_.empty()) {
-    fiber* f = local_.back();
-    local_.pop_back();
-    return f;
-  }
-  return take_slow();
-}
-
 fiber* fiber_cache::take_slow() {
   if (fiber* f = pool_->take_shared()) return f;
   fiber* f = pool_->create();
@@ -151,14 +111,11 @@ fiber* fiber_cache::take_slow() {
   return f;
 }
 
-void fiber_cache::give(fiber* f) {
-  reset_fiber(f, pool_->entry());
-  if (local_.size() == capacity) {
-    // Keep half: fibers freed here were often taken on another worker.
-    std::vector<fiber*> half(local_.begin() + capacity / 2, local_.end());
-    local_.resize(capacity / 2);
-    pool_->give_shared(half);
-  }
+void fiber_cache::give_slow(fiber* f) {
+  // Keep half: fibers freed here were often taken on another worker.
+  std::vector<fiber*> half(local_.begin() + capacity / 2, local_.end());
+  local_.resize(capacity / 2);
+  pool_->give_shared(half);
   local_.push_back(f);
 }
 

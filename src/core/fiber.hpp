@@ -18,13 +18,19 @@
 // scheduler decides what that means: release `from`, suspend it, ...).
 #pragma once
 
+#include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 #include <mutex>
 #include <vector>
 
+#include "core/sanitizers.hpp"
+
 namespace locus::detail {
 
 struct switch_msg;
+using transfer = boost::context::detail::transfer_t;
+// Where a fresh fiber starts; it must begin with arrive_at_entry(t).
+using fiber_start_fn = void (*)(transfer);
 
 struct fiber {
   void* ctx = nullptr;          // fcontext_t: where to jump to resume this fiber
@@ -34,6 +40,7 @@ struct fiber {
   void* tsan_fiber = nullptr;
   void* asan_fake_stack = nullptr;
   bool is_thread_stack = false;  // a worker thread's own stack, never pooled
+  fiber_start_fn start = nullptr;
   // Nesting slot for the strand this fiber runs: the locality hint it had
   // when it was suspended (restored when resumed).
   int saved_hint = -1;
@@ -42,8 +49,6 @@ struct fiber {
   char* stack_top() const { return mapping + mapping_bytes; }
   std::size_t stack_bytes() const { return mapping_bytes - guard_bytes; }
 };
-
-using fiber_entry_fn = void (*)(void* transfer_fctx, void* transfer_data);
 
 // What the fiber switched to must do first.
 struct switch_msg {
@@ -59,24 +64,37 @@ struct switch_msg {
 };
 
 // Creates a fiber whose stack holds `stack_bytes` usable bytes (rounded up to
-// pages) above a guard region; it starts in `entry` when first switched to.
-fiber* create_fiber(std::size_t stack_bytes, fiber_entry_fn entry);
-// Makes a finished fiber start again at `entry`.
-void reset_fiber(fiber* f, fiber_entry_fn entry);
+// pages) above a guard region; it starts in `start` when first switched to.
+fiber* create_fiber(std::size_t stack_bytes, fiber_start_fn start);
+// Makes a finished fiber start again at its start function.
+void reset_fiber(fiber* f);
 void destroy_fiber(fiber* f);
 // A descriptor for the calling thread's own stack (so it can be switched away
 // from and back to).
 fiber* thread_stack_fiber();
 
-// Jumps to `to`. Returns when some fiber switches back to `from`, with the
-// message that fiber sent (already passed through arrive()).
-switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished);
-// First thing a fiber does at its entry point.
-switch_msg* arrive_at_entry(void* transfer_fctx, void* transfer_data);
-
-// The fiber running on this thread (for the stack overflow handler).
+// The fiber running on this thread. Not inline: a fiber may resume on
+// another thread, and a thread-local's address computed before a switch must
+// not be reused after it.
 fiber* running_fiber() noexcept;
 void set_running_fiber(fiber* f) noexcept;
+
+// What the fiber we arrive on does first: record where the fiber we came
+// from stopped, and finish the sanitizer bookkeeping.
+inline switch_msg* arrive(transfer t) noexcept;
+
+// Jumps to `to`. Returns when some fiber switches back to `from`, with the
+// message that fiber sent (already passed through arrive()). Inline, so the
+// switch adds no call frame: every frame open across a switch costs a
+// mispredicted return on the other side (the return stack buffer holds the
+// other fiber's call sites).
+inline switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) noexcept {
+  msg->from = from;
+  sanitizers::start_switch(from_finished ? nullptr : &from->asan_fake_stack, to->stack_low(),
+                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
+  set_running_fiber(to);
+  return arrive(boost::context::detail::jump_fcontext(to->ctx, msg));
+}
 
 // Installs the SIGSEGV/SIGBUS handler that recognizes guard-page hits, and an
 // alternate signal stack for the calling thread.
@@ -87,18 +105,17 @@ void remove_alt_stack_for_thread();
 // Pool of reset fibers: a per-worker cache in front of a shared list.
 class fiber_pool {
  public:
-  fiber_pool(std::size_t stack_bytes, fiber_entry_fn entry) : stack_bytes_(stack_bytes), entry_(entry) {}
+  fiber_pool(std::size_t stack_bytes, fiber_start_fn start) : stack_bytes_(stack_bytes), start_(start) {}
   ~fiber_pool();
   fiber* take_shared();                  // nullptr if the shared list is empty
   void give_shared(std::vector<fiber*>& batch);
-  fiber* create() { return create_fiber(stack_bytes_, entry_); }
-  fiber_entry_fn entry() const { return entry_; }
+  fiber* create() { return create_fiber(stack_bytes_, start_); }
   std::size_t stack_bytes() const { return stack_bytes_; }
   void adopt(fiber* f);                  // counted for destruction at shutdown
 
  private:
   std::size_t stack_bytes_;
-  fiber_entry_fn entry_;
+  fiber_start_fn start_;
   std::mutex mutex_;
   std::vector<fiber*> shared_;
   std::vector<fiber*> all_;
@@ -108,14 +125,34 @@ class fiber_cache {
  public:
   static constexpr std::size_t capacity = 64;
   explicit fiber_cache(fiber_pool& pool) : pool_(&pool) { local_.reserve(capacity); }
-  fiber* take();
-  void give(fiber* f);  // f must be finished; it is reset here
+  fiber* take() {
+    if (local_.empty()) [[unlikely]] return take_slow();
+    fiber* f = local_.back();
+    local_.pop_back();
+    return f;
+  }
+  // f must be finished; it is reset here.
+  void give(fiber* f) {
+    reset_fiber(f);
+    if (local_.size() == capacity) [[unlikely]] return give_slow(f);
+    local_.push_back(f);
+  }
   void flush();
 
  private:
   fiber* take_slow();
+  void give_slow(fiber* f);
   fiber_pool* pool_;
   std::vector<fiber*> local_;
 };
 
+}  // namespace locus::detail
+
+namespace locus::detail {
+inline switch_msg* arrive(transfer t) noexcept {
+  auto* msg = static_cast<switch_msg*>(t.data);
+  sanitizers::finish_switch(running_fiber()->asan_fake_stack);
+  msg->from->ctx = t.fctx;
+  return msg;
+}
 }  // namespace locus::detail

@@ -84,7 +84,14 @@ void spawn_child(worker_view& spawner, spawn_request& req) {
   after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
 }
 
-frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
+namespace {
+frame* finish_suspension(switch_msg& msg);
+
+// A work-first child starts on this fresh fiber; `parent_fiber` is the fiber
+// it left. Returns a continuation to resume next, or nullptr for the
+// scheduling loop (only if the parent was stolen; otherwise it switches
+// straight back).
+inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   auto& w = static_cast<worker&>(*req.spawner);
   spawn_continuation& parent = req.parent;
   parent.kind = frame_kind::continuation;
@@ -112,6 +119,26 @@ frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   const std::int64_t left = group->outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1;
   if (left == group_state::waiting_bias) return parent_ready(group->waiter, ready_reason::last_child_returned);
   return nullptr;
+}
+}  // namespace
+
+void fiber_main(transfer t) {
+  switch_msg* msg = arrive(t);
+  frame* ready = nullptr;
+  switch (msg->what) {
+    case switch_msg::kind::start_child:
+      ready = run_spawned_child(*static_cast<spawn_request*>(msg->payload), msg->from);
+      break;
+    case switch_msg::kind::suspend_from:
+      ready = finish_suspension(*msg);
+      break;
+    case switch_msg::kind::release_from:
+      this_worker().fibers.give(msg->from);
+      break;
+    case switch_msg::kind::none:
+      break;
+  }
+  run_scheduler(ready);
 }
 
 void publish_parent(spawn_request& req) noexcept {
@@ -166,6 +193,7 @@ void sync_group(group_state& g) {
   g.stolen = false;
 }
 
+namespace {
 frame* finish_suspension(switch_msg& msg) {
   // Copy what we need: once the join completes, the parent may resume on
   // another worker and `why` (on its stack) is gone.
@@ -185,6 +213,7 @@ frame* finish_suspension(switch_msg& msg) {
     return parent_ready(job.waiter, ready_reason::sync_done);
   return nullptr;
 }
+}  // namespace
 
 // ---------------------------------------------------------------- fork_join
 

@@ -7,14 +7,14 @@
 
 namespace locus::detail {
 
-// A work-first child starts on this fiber; `parent` is the fiber it left.
-// Returns a continuation to resume next, or nullptr for the scheduling loop
-// (only if the parent was stolen; otherwise it switches straight back).
-frame* run_spawned_child(spawn_request& req, fiber* parent);
+// Where every pooled fiber starts (join.cpp): it acts on the message it was
+// started with (run a spawned child, finish a parent's suspension, ...) and
+// then runs the scheduling loop.
+void fiber_main(transfer t);
 
-// A parent fiber has just switched away to wait at a join; finish its
-// suspension. Returns the parent if it is ready to resume here.
-frame* finish_suspension(switch_msg& msg);
+// The scheduling loop (scheduler.cpp): resumes `ready` if not null, else
+// finds work. Never returns.
+[[noreturn]] void run_scheduler(frame* ready);
 
 // Handles the message a resumed fiber receives (release of the fiber that
 // switched to it).

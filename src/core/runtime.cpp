@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/fences.hpp"
+#include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
@@ -74,7 +75,7 @@ runtime_state::runtime_state(settings s)
       places(make_placement(cfg.topo, cfg.places, cfg.workers,
                             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))),
       eng(make_threaded_engine(cfg.seed)),
-      fibers(cfg.stack_bytes, &fiber_entry) {
+      fibers(cfg.stack_bytes, &fiber_main) {
   policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;

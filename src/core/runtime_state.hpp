@@ -70,7 +70,6 @@ void submit_root(runtime_state& rt, frame* f);
 
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);
-void fiber_entry(void* fctx, void* data);
 void wake_one_sleeper(runtime_state& rt) noexcept;
 
 }  // namespace locus::detail

@@ -134,9 +134,11 @@ frame* find_work(worker& w) {
   __builtin_unreachable();
 }
 
+}  // namespace
+
 // Runs on any fiber whose own work is finished; never returns (it leaves by
 // switching to a continuation or, at shutdown, to the thread's own stack).
-[[noreturn]] void run_scheduler(frame* ready) {
+void run_scheduler(frame* ready) {
   for (;;) {
     if (ready != nullptr) resume(ready);
     worker& w = this_worker();
@@ -146,8 +148,6 @@ frame* find_work(worker& w) {
     ready = f->run(f);
   }
 }
-
-}  // namespace
 
 void switch_activity(worker& w, activity next, std::uint64_t now_ns) noexcept {
   auto& slot = w.counters.time_ns[static_cast<int>(w.current_activity)];
@@ -175,25 +175,6 @@ void wake_one_sleeper(runtime_state& rt) noexcept {
 
 void wake_for_new_work() noexcept {
   if (runtime_state* rt = pool_if_started()) wake_one_sleeper(*rt);
-}
-
-void fiber_entry(void* fctx, void* data) {
-  switch_msg* msg = arrive_at_entry(fctx, data);
-  frame* ready = nullptr;
-  switch (msg->what) {
-    case switch_msg::kind::start_child:
-      ready = run_spawned_child(*static_cast<spawn_request*>(msg->payload), msg->from);
-      break;
-    case switch_msg::kind::suspend_from:
-      ready = finish_suspension(*msg);
-      break;
-    case switch_msg::kind::release_from:
-      this_worker().fibers.give(msg->from);
-      break;
-    case switch_msg::kind::none:
-      break;
-  }
-  run_scheduler(ready);
 }
 
 void worker_main(runtime_state& rt, int index) {
