@@ -59,6 +59,7 @@ struct construct {
   const char* name;
   long (*parallel)(int);
   double* serial_elision;
+  const char* spawn_switch;  // runtime option it needs, or "" for the default
 };
 
 }  // namespace
@@ -85,10 +86,11 @@ int main(int argc, char** argv) {
   const double forks = static_cast<double>(plain_fib(n + 1) - 1);
 
   double ts_fj = 0, ts_sp = 0;
-  construct constructs[] = {{"fork_join", parallel_fib_fork_join, &ts_fj},
-                            {"task_group::spawn", parallel_fib_spawn, &ts_sp},
-                            {"fork_join, no counter", nocount_fib_fork_join, &ts_fj}};
-  constexpr int num_constructs = 3;
+  construct constructs[] = {{"fork_join", parallel_fib_fork_join, &ts_fj, ""},
+                            {"task_group::spawn", parallel_fib_spawn, &ts_sp, ""},
+                            {"fork_join, no counter", nocount_fib_fork_join, &ts_fj, ""},
+                            {"spawn, fiber switches", parallel_fib_spawn, &ts_sp, "fiber"}};
+  constexpr int num_constructs = 4;
   series plain, elision_fj, elision_sp, plain_pair;
   std::vector<std::vector<series>> parallel(workers.size(), std::vector<series>(num_constructs));
   std::vector<locus::worker_stats> totals(workers.size());
@@ -107,20 +109,25 @@ int main(int argc, char** argv) {
     time_once(elision_fj, expected, [&] { return serial_fib_fork_join(n); });
     time_once(elision_sp, expected, [&] { return serial_fib_spawn(n); });
     for (std::size_t w = 0; w < workers.size(); ++w) {
-      locus::runtime_options options;
-      options.workers = workers[w];
-      locus::runtime rt(options);
-      locus::reset_stats();
-      for (int k = 0; k < num_constructs; ++k)
-        time_once(parallel[w][k], expected, [&] {
-          long r = 0;
-          locus::fork_join([&] { r = constructs[k].parallel(n); }, [] {});
-          return r;
-        });
-      const locus::worker_stats t = locus::get_stats().total();
-      totals[w].steals += t.steals;
-      totals[w].steal_attempts += t.steal_attempts;
-      totals[w].sleeps += t.sleeps;
+      for (const char* spawn_switch : {"", "fiber"}) {
+        locus::runtime_options options;
+        options.workers = workers[w];
+        options.spawn_switch = spawn_switch;
+        locus::runtime rt(options);
+        locus::reset_stats();
+        for (int k = 0; k < num_constructs; ++k) {
+          if (std::strcmp(constructs[k].spawn_switch, spawn_switch) != 0) continue;
+          time_once(parallel[w][k], expected, [&] {
+            long r = 0;
+            locus::fork_join([&] { r = constructs[k].parallel(n); }, [] {});
+            return r;
+          });
+        }
+        const locus::worker_stats t = locus::get_stats().total();
+        totals[w].steals += t.steals;
+        totals[w].steal_attempts += t.steal_attempts;
+        totals[w].sleeps += t.sleeps;
+      }
     }
   }
 

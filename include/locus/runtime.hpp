@@ -25,6 +25,8 @@ struct runtime_options {
   long long seed = -1;        // LOCUS_SEED: seed of the victim choice; default random
   std::string fence;          // LOCUS_FENCE: asymmetric|symmetric; default asymmetric
                               //   (owner pops without a fence; thieves use membarrier)
+  std::string spawn_switch;   // LOCUS_SPAWN_SWITCH: stack|fiber; default stack on x86-64
+                              //   (how a work-first spawn moves the child to its own stack)
 };
 
 class runtime {

@@ -74,7 +74,7 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
     used_ = true;
-    detail::spawn_request req{w, &state_, std::addressof(f), &trampoline<F>, {}};
+    detail::spawn_request req{w, &state_, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
 #endif

@@ -123,6 +123,14 @@ settings resolve_settings(const runtime_options& o) {
            "expected asymmetric (thieves pay with membarrier) or symmetric (a fence on every pop)");
   }
 
+  const std::string spawn = !o.spawn_switch.empty() ? o.spawn_switch : env("LOCUS_SPAWN_SWITCH");
+  if (spawn == "fiber") {
+    s.spawn_on_stack = false;
+  } else if (!spawn.empty() && spawn != "stack") {
+    reject(o.spawn_switch.empty() ? "LOCUS_SPAWN_SWITCH" : "runtime_options::spawn_switch", spawn,
+           "expected stack (call the child on its fiber's stack; x86-64) or fiber (two Boost.Context switches)");
+  }
+
   s.stats_at_exit = env("LOCUS_STATS");
   if (s.stats_at_exit == "0") s.stats_at_exit.clear();
   return s;

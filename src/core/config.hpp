@@ -38,6 +38,7 @@ struct settings {
   long spin_us = tunables::default_spin_us;
   long long seed = -1;
   bool asymmetric_fence = true;  // falls back to symmetric if the kernel lacks membarrier
+  bool spawn_on_stack = true;    // x86-64 only; elsewhere spawn always uses two fiber switches
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "1"/"summary", "json", or a file path
 };
 

@@ -6,6 +6,7 @@
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
 #include <system_error>
 
@@ -53,15 +54,23 @@ fiber* create_fiber(std::size_t stack_bytes, fiber_start_fn start) {
   f->guard_bytes = guard_region_bytes;
   f->tsan_fiber = sanitizers::create_fiber();
   f->start = start;
+  // Successive fibers step through 61 different line offsets in a page.
+  static std::atomic<unsigned> next_color{0};
+  f->color_bytes = (next_color.fetch_add(1, std::memory_order_relaxed) % 61) * 64;
   start_context(f);
   return f;
 }
 
 void reset_fiber(fiber* f) {
+  start_context(f);
+  f->ctx_stale = false;
+}
+
+void retire_fiber(fiber* f) noexcept {
   // Frames abandoned on the old stack may have left ASan poison behind.
   sanitizers::unpoison(f->stack_low(), f->stack_bytes());
   f->asan_fake_stack = nullptr;
-  start_context(f);
+  f->ctx_stale = true;
 }
 
 void destroy_fiber(fiber* f) {

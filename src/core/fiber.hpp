@@ -40,14 +40,20 @@ struct fiber {
   void* tsan_fiber = nullptr;
   void* asan_fake_stack = nullptr;
   bool is_thread_stack = false;  // a worker thread's own stack, never pooled
+  bool ctx_stale = false;        // finished; ctx must be reset before a switch to it
   fiber_start_fn start = nullptr;
   // Nesting slot for the strand this fiber runs: the locality hint it had
   // when it was suspended (restored when resumed).
   int saved_hint = -1;
 
+  // The top of the stack is moved down by a per-fiber multiple of a cache
+  // line (below one page): with page-aligned tops, the hot frames of every
+  // nested fiber would fall into the same L1 sets and evict each other.
+  std::size_t color_bytes = 0;
+
   char* stack_low() const { return mapping + guard_bytes; }
-  char* stack_top() const { return mapping + mapping_bytes; }
-  std::size_t stack_bytes() const { return mapping_bytes - guard_bytes; }
+  char* stack_top() const { return mapping + mapping_bytes - color_bytes; }
+  std::size_t stack_bytes() const { return mapping_bytes - guard_bytes - color_bytes; }
 };
 
 // What the fiber switched to must do first.
@@ -68,6 +74,9 @@ struct switch_msg {
 fiber* create_fiber(std::size_t stack_bytes, fiber_start_fn start);
 // Makes a finished fiber start again at its start function.
 void reset_fiber(fiber* f);
+// A finished fiber: its stack is free, its context is to be reset before use
+// (lazily, since the spawn fast path only uses the stack).
+void retire_fiber(fiber* f) noexcept;
 void destroy_fiber(fiber* f);
 // A descriptor for the calling thread's own stack (so it can be switched away
 // from and back to).
@@ -125,15 +134,22 @@ class fiber_cache {
  public:
   static constexpr std::size_t capacity = 64;
   explicit fiber_cache(fiber_pool& pool) : pool_(&pool) { local_.reserve(capacity); }
+  // A finished fiber, for use as a bare stack (locus_call_on_stack).
   fiber* take() {
     if (local_.empty()) [[unlikely]] return take_slow();
     fiber* f = local_.back();
     local_.pop_back();
     return f;
   }
-  // f must be finished; it is reset here.
+  // A finished fiber ready to be switched to (starts at its start function).
+  fiber* take_to_start() {
+    fiber* f = take();
+    if (f->ctx_stale) reset_fiber(f);
+    return f;
+  }
+  // f must be finished.
   void give(fiber* f) {
-    reset_fiber(f);
+    retire_fiber(f);
     if (local_.size() == capacity) [[unlikely]] return give_slow(f);
     local_.push_back(f);
   }

@@ -22,9 +22,11 @@
 //   two exchanges sees the other's value and resumes the parent if needed.
 #include "core/join.hpp"
 
+#include <new>
 #include <semaphore>
 
 #include "core/runtime_state.hpp"
+#include "core/stack_call.hpp"
 
 namespace locus::detail {
 namespace {
@@ -39,8 +41,10 @@ struct suspension {
 };
 
 void prepare_waiter(continuation& c, const worker& w) {
+  new (&c) continuation();
   c.kind = frame_kind::continuation;
   c.run = &resume_self;
+  c.saved_sp = nullptr;
   c.place = w.hint;
   c.owner = w.id;
 }
@@ -52,7 +56,7 @@ void suspend(worker& w, suspension& why) {
   w.counters.suspends.bump();
   switch_activity(w, activity::sched, w.rt->eng->now_ns());
   switch_msg msg{switch_msg::kind::suspend_from, nullptr, &why};
-  after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
+  after_resume(switch_fiber(running_fiber(), w.fibers.take_to_start(), &msg, false));
 }
 
 frame* parent_ready(continuation& parent, ready_reason why) {
@@ -60,17 +64,18 @@ frame* parent_ready(continuation& parent, ready_reason why) {
   return w.rt->policy->on_ready(w, &parent, why);
 }
 
+
+frame* run_external_job(frame* f);
+
+}  // namespace
+
 // A thief took the parent of a work-first spawn.
-frame* steal_spawn_parent(frame* f) {
+frame* spawn_continuation::steal_spawn_parent(frame* f) {
   auto* parent = static_cast<spawn_continuation*>(f);
   parent->group->outstanding.fetch_add(1, std::memory_order_acq_rel);
   parent->group->stolen = true;
   return f;
 }
-
-frame* run_external_job(frame* f);
-
-}  // namespace
 
 void after_resume(switch_msg* msg) noexcept {
   if (msg->what == switch_msg::kind::release_from) this_worker().fibers.give(msg->from);
@@ -78,30 +83,54 @@ void after_resume(switch_msg* msg) noexcept {
 
 // ---------------------------------------------------------------- spawn
 
-void spawn_child(worker_view& spawner, spawn_request& req) {
-  auto& w = static_cast<worker&>(spawner);
-  switch_msg msg{switch_msg::kind::start_child, nullptr, &req};
-  after_resume(switch_fiber(running_fiber(), w.fibers.take(), &msg, false));
-}
+bool g_spawn_on_stack = true;
 
 namespace {
-frame* finish_suspension(switch_msg& msg);
 
-// A work-first child starts on this fresh fiber; `parent_fiber` is the fiber
-// it left. Returns a continuation to resume next, or nullptr for the
-// scheduling loop (only if the parent was stolen; otherwise it switches
-// straight back).
-inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
-  auto& w = static_cast<worker&>(*req.spawner);
-  spawn_continuation& parent = req.parent;
-  parent.kind = frame_kind::continuation;
-  parent.run = &steal_spawn_parent;
-  parent.place = w.hint;
-  parent.owner = w.id;
-  parent.group = req.group;
-  parent.fiber = parent_fiber;
+// The child's return with its parent stolen: the child's fiber stays on this
+// worker and becomes its scheduling fiber. After the decrement the group may
+// be gone unless it says the parent waits for exactly us.
+frame* child_done_parent_stolen(group_state* group) {
+  const std::int64_t left = group->outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1;
+  if (left == group_state::waiting_bias) return parent_ready(group->waiter, ready_reason::last_child_returned);
+  return nullptr;
+}
+
+#ifdef LOCUS_HAVE_STACK_CALL
+// Runs on the child's fiber, called by locus_call_on_stack.
+void* spawned_body(void* arg) {
+  auto& req = *static_cast<spawn_request*>(arg);
+  fiber* child = running_fiber();
+  sanitizers::finish_switch(child->asan_fake_stack);
   group_state* group = req.group;
-  const frame* parent_frame = &parent;
+  const frame* parent_frame = &req.parent;
+  fiber* parent_fiber = static_cast<fiber*>(req.parent.fiber);
+  const std::int32_t parent_hint = req.spawner->hint;
+
+  req.trampoline(req);  // publishes the parent, runs the child
+
+  worker& now_on = this_worker();
+  if (now_on.deque.pop() == parent_frame) [[likely]] {
+    // Nothing stolen: return into the parent, which releases this fiber.
+    now_on.hint = parent_hint;
+    now_on.pending_release = child;
+    sanitizers::start_switch(nullptr, parent_fiber->stack_low(),
+                             parent_fiber->is_thread_stack ? 0 : parent_fiber->stack_bytes(),
+                             parent_fiber->tsan_fiber);
+    set_running_fiber(parent_fiber);
+    return req.parent.saved_sp;
+  }
+  run_scheduler(child_done_parent_stolen(group));
+}
+#endif
+
+// Boost.Context variant: a work-first child starts on this fresh fiber;
+// `parent_fiber` is the fiber it left.
+inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
+  worker& w = static_cast<worker&>(*req.spawner);
+  req.parent.fiber = parent_fiber;
+  group_state* group = req.group;
+  const frame* parent_frame = &req.parent;
   const std::int32_t parent_hint = w.hint;
 
   req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
@@ -114,12 +143,36 @@ inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
     switch_fiber(running_fiber(), parent_fiber, &msg, true);
     __builtin_unreachable();
   }
-  // The parent was stolen. After this decrement the group may be gone
-  // unless it tells us the parent waits for exactly us.
-  const std::int64_t left = group->outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1;
-  if (left == group_state::waiting_bias) return parent_ready(group->waiter, ready_reason::last_child_returned);
-  return nullptr;
+  return child_done_parent_stolen(group);
 }
+
+}  // namespace
+
+void spawn_child(worker_view& spawner, spawn_request& req) {
+  auto& w = static_cast<worker&>(spawner);
+#ifdef LOCUS_HAVE_STACK_CALL
+  if (g_spawn_on_stack) [[likely]] {
+    fiber* parent_fiber = running_fiber();
+    fiber* child = w.fibers.take();
+    req.parent.fiber = parent_fiber;
+    sanitizers::start_switch(&parent_fiber->asan_fake_stack, child->stack_low(), child->stack_bytes(),
+                             child->tsan_fiber);
+    set_running_fiber(child);
+    locus_call_on_stack(&req.parent.saved_sp, child->stack_top(), &spawned_body, &req);
+    // Back on our own stack: the child returned, or a thief resumed us.
+    sanitizers::finish_switch(parent_fiber->asan_fake_stack);
+    worker& now_on = this_worker();
+    now_on.fibers.give(now_on.pending_release);
+    now_on.pending_release = nullptr;
+    return;
+  }
+#endif
+  switch_msg msg{switch_msg::kind::start_child, nullptr, &req};
+  after_resume(switch_fiber(running_fiber(), w.fibers.take_to_start(), &msg, false));
+}
+
+namespace {
+frame* finish_suspension(switch_msg& msg);
 }  // namespace
 
 void fiber_main(transfer t) {
@@ -232,7 +285,6 @@ frame* fork_job::run_fork_job_entry(frame* f) {
 void join_stolen_fork_job(fork_job& job) {
   if (job.state.load(std::memory_order_acquire) == fork_job::done) return;
   worker& w = this_worker();
-  new (&job.waiter) continuation();
   prepare_waiter(job.waiter, w);
   suspension why{suspension::kind::fork, &job, 0};
   suspend(w, why);

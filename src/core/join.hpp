@@ -16,6 +16,10 @@ void fiber_main(transfer t);
 // finds work. Never returns.
 [[noreturn]] void run_scheduler(frame* ready);
 
+// Whether work-first spawns use locus_call_on_stack (x86-64) or two fiber
+// switches; set when the pool starts (LOCUS_SPAWN_SWITCH).
+extern bool g_spawn_on_stack;
+
 // Handles the message a resumed fiber receives (release of the fiber that
 // switched to it).
 void after_resume(switch_msg* msg) noexcept;

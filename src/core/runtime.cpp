@@ -78,6 +78,7 @@ runtime_state::runtime_state(settings s)
       fibers(cfg.stack_bytes, &fiber_main) {
   policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
+  g_spawn_on_stack = cfg.spawn_on_stack;
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {

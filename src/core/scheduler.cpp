@@ -18,6 +18,7 @@
 // without a timer: an idle pool uses no CPU.
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
+#include "core/stack_call.hpp"
 
 namespace locus::detail {
 
@@ -123,8 +124,20 @@ frame* find_work(worker& w) {
   worker& w = this_worker();
   w.hint = c->place;
   w.counters.resumes.bump();
+  auto* target = static_cast<fiber*>(c->fiber);
+#ifdef LOCUS_HAVE_STACK_CALL
+  if (void* sp = c->saved_sp) {
+    // A spawn's parent saved by locus_call_on_stack (stack_call.hpp): the
+    // parent releases this finished fiber when it arrives.
+    w.pending_release = running_fiber();
+    sanitizers::start_switch(nullptr, target->stack_low(), target->is_thread_stack ? 0 : target->stack_bytes(),
+                             target->tsan_fiber);
+    set_running_fiber(target);
+    locus_resume_saved(sp);
+  }
+#endif
   switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
-  switch_fiber(running_fiber(), static_cast<fiber*>(c->fiber), &msg, true);
+  switch_fiber(running_fiber(), target, &msg, true);
   __builtin_unreachable();
 }
 
@@ -187,7 +200,7 @@ void worker_main(runtime_state& rt, int index) {
   w.activity_since_ns = rt.eng->now_ns();
 
   switch_msg start{switch_msg::kind::none, nullptr, nullptr};
-  after_resume(switch_fiber(w.home, w.fibers.take(), &start, false));
+  after_resume(switch_fiber(w.home, w.fibers.take_to_start(), &start, false));
 
   // Back on the thread's own stack: the pool is stopping.
   switch_activity(w, activity::idle, rt.eng->now_ns());

@@ -55,6 +55,10 @@ struct worker : worker_view {
   runtime_state* rt;
   fiber_cache fibers;
   fiber* home = nullptr;  // the thread's own stack; the loop returns there at shutdown
+  // A finished fiber to return to the cache once we are off its stack: set
+  // before leaving a fiber without a Boost.Context switch (which would carry
+  // the release in its message), taken by whoever arrives.
+  fiber* pending_release = nullptr;
   rng64 rng;
   int core = -1;
   int os_cpu = -1;

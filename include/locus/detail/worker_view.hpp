@@ -46,9 +46,12 @@ inline void notify_push() noexcept {
   if ((s >> 32) != 0 && static_cast<std::uint32_t>(s) == 0) [[unlikely]] wake_for_new_work();
 }
 
-// A suspended fiber that can be resumed on any worker.
+// A suspended fiber that can be resumed on any worker: through its saved
+// Boost.Context context, or (a work-first spawn's parent on x86-64) through
+// the stack pointer locus_call_on_stack saved (src/core/stack_call.hpp).
 struct continuation : frame {
-  void* fiber = nullptr;  // src/core/fiber.hpp
+  void* fiber = nullptr;     // src/core/fiber.hpp
+  void* saved_sp = nullptr;  // non-null: resume with locus_resume_saved
 };
 
 // ---------------------------------------------------------------- fork_join
@@ -75,6 +78,8 @@ void join_stolen_fork_job(fork_job& job);   // the parent waits for a stolen one
 
 // --------------------------------------------------------------- task_group
 struct group_state {
+  group_state() noexcept {}
+  ~group_state() {}
   // Children of this group running elsewhere (continuation steals add one,
   // each such child subtracts one when done; parent-first jobs that were
   // stolen are added at sync), plus waiting_bias once the parent waits.
@@ -84,8 +89,11 @@ struct group_state {
   std::int32_t parent_first_pending = 0;  // parent-first jobs pushed, not yet popped
   std::atomic<bool> has_error{false};
   std::exception_ptr error;
-  continuation waiter;              // the parent suspended at sync
   void* external_waiter = nullptr;  // semaphore of a non-worker parent
+  // The parent suspended at sync; constructed only on that slow path.
+  union {
+    continuation waiter;
+  };
   void record_error(std::exception_ptr e) noexcept {
     bool expected = false;
     if (has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) error = std::move(e);
@@ -95,7 +103,14 @@ struct group_state {
 // The parent's continuation after a work-first spawn; a thief that takes it
 // counts one more outstanding child in `group` (join.cpp).
 struct spawn_continuation : continuation {
-  group_state* group = nullptr;
+  spawn_continuation(group_state* g, const worker_view& w) noexcept : group(g) {
+    kind = frame_kind::continuation;
+    run = &steal_spawn_parent;
+    place = w.hint;
+    owner = w.id;
+  }
+  static frame* steal_spawn_parent(frame* f);  // join.cpp
+  group_state* group;
 };
 
 // A work-first spawn: the child starts on a fresh fiber of this worker. The
