@@ -9,8 +9,12 @@
 #include <new>
 
 #include "locus/locus.hpp"
+#include "support/fib.hpp"
 
 namespace {
+using test_support::fib_fork_join;
+using test_support::fib_parent_first;
+using test_support::fib_spawn;
 std::atomic<long> g_allocations{0};
 }
 
@@ -28,33 +32,6 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-long fib_fj(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::fork_join([&] { a = fib_fj(n - 1); }, [&] { b = fib_fj(n - 2); });
-  return a + b;
-}
-
-long fib_spawn(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::task_group g;
-  g.spawn([&] { a = fib_spawn(n - 1); });
-  b = fib_spawn(n - 2);
-  g.sync();
-  return a + b;
-}
-
-long fib_parent_first(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::task_group g;
-  g.spawn([&] { a = fib_parent_first(n - 1); }, locus::parent_first);
-  b = fib_parent_first(n - 2);
-  g.sync();
-  return a + b;
-}
-
 }  // namespace
 
 TEST(FastPath, NoHeapAllocationOnceWarm) {
@@ -67,11 +44,11 @@ TEST(FastPath, NoHeapAllocationOnceWarm) {
       [&] {
         // Warm up at the same depths: fiber stacks and job blocks are
         // created on first use and then reused.
-        fib_fj(20);
+        fib_fork_join(20);
         fib_spawn(20);
         fib_parent_first(16);
         const long before = g_allocations.load();
-        results[0] = fib_fj(20);
+        results[0] = fib_fork_join(20);
         results[1] = fib_spawn(20);
         results[2] = fib_parent_first(16);
         std::atomic<long> sum{0};

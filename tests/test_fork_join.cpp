@@ -12,40 +12,17 @@
 #include <vector>
 
 #include "locus/locus.hpp"
+#include "support/fib.hpp"
 
 namespace {
+using test_support::fib_fork_join;
+using test_support::fib_parent_first;
+using test_support::fib_spawn;
 
 locus::runtime_options workers(int n) {
   locus::runtime_options o;
   o.workers = n;
   return o;
-}
-
-long fib_fj(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::fork_join([&] { a = fib_fj(n - 1); }, [&] { b = fib_fj(n - 2); });
-  return a + b;
-}
-
-long fib_spawn(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::task_group g;
-  g.spawn([&] { a = fib_spawn(n - 1); });
-  b = fib_spawn(n - 2);
-  g.sync();
-  return a + b;
-}
-
-long fib_parent_first(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  locus::task_group g;
-  g.spawn([&] { a = fib_parent_first(n - 1); }, locus::parent_first);
-  b = fib_parent_first(n - 2);
-  g.sync();
-  return a + b;
 }
 
 }  // namespace
@@ -56,7 +33,7 @@ TEST_P(ForkJoin, FibThroughEveryConstruct) {
   locus::runtime rt(workers(GetParam()));
   EXPECT_EQ(locus::num_workers(), GetParam());
   long a = 0, b = 0, c = 0;
-  locus::fork_join([&] { a = fib_fj(24); }, [&] { b = fib_spawn(22); });
+  locus::fork_join([&] { a = fib_fork_join(24); }, [&] { b = fib_spawn(22); });
   locus::task_group g;
   g.spawn([&] { c = fib_parent_first(20); });
   g.sync();
@@ -199,10 +176,10 @@ TEST(Outside, SeveralUserThreadsSubmitAtOnce) {
   for (int t = 0; t < 6; ++t)
     users.emplace_back([&, t] {
       EXPECT_EQ(locus::worker_id(), -1);
-      for (int r = 0; r < 5; ++r) results[static_cast<std::size_t>(t)] += fib_fj(18 + t % 3);
+      for (int r = 0; r < 5; ++r) results[static_cast<std::size_t>(t)] += fib_fork_join(18 + t % 3);
     });
   for (auto& u : users) u.join();
-  for (int t = 0; t < 6; ++t) EXPECT_EQ(results[static_cast<std::size_t>(t)], 5 * fib_fj(18 + t % 3));
+  for (int t = 0; t < 6; ++t) EXPECT_EQ(results[static_cast<std::size_t>(t)], 5 * fib_fork_join(18 + t % 3));
 }
 
 TEST(Outside, TaskGroupOnAUserThread) {
@@ -217,7 +194,7 @@ TEST(Outside, TaskGroupOnAUserThread) {
     });
   g.sync();
   long expect = 0;
-  for (int i = 0; i < 20; ++i) expect += fib_fj(10 + i % 5);
+  for (int i = 0; i < 20; ++i) expect += fib_fork_join(10 + i % 5);
   EXPECT_EQ(sum.load(), expect);
   EXPECT_EQ(on_pool.load(), 20);
   g.spawn([] { throw std::invalid_argument("outside"); });
@@ -260,7 +237,7 @@ TEST(Idle, SleepingWorkersUseAlmostNoCpuAndShutDownCleanly) {
   locus::runtime_options o = workers(4);
   o.spin_us = 1000;
   auto rt = std::make_unique<locus::runtime>(o);
-  EXPECT_EQ(fib_fj(20), 6765);
+  EXPECT_EQ(fib_fork_join(20), 6765);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let them fall asleep
   const double cpu0 = process_cpu_seconds();
   const auto wall0 = std::chrono::steady_clock::now();
@@ -278,7 +255,7 @@ TEST(Idle, SleepingWorkersUseAlmostNoCpuAndShutDownCleanly) {
 TEST(Stats, CountersAddUp) {
   locus::runtime rt(workers(2));
   locus::reset_stats();
-  locus::fork_join([] { fib_fj(22); }, [] {});
+  locus::fork_join([] { fib_fork_join(22); }, [] {});
   const locus::stats s = locus::get_stats();
   ASSERT_EQ(s.workers.size(), 2u);
   const auto t = s.total();

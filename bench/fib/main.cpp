@@ -20,6 +20,8 @@ long serial_fib_fork_join(int n);
 long serial_fib_spawn(int n);
 long plain_fib(int n);
 long nocount_fib_fork_join(int n);
+long parallel_fib_parent_first(int n);
+long serial_fib_parent_first(int n);
 long nocount_fib_spawn(int n);
 
 namespace {
@@ -85,13 +87,14 @@ int main(int argc, char** argv) {
   // fib(n) forks once per internal node of its call tree: fib(n+1) - 1 times.
   const double forks = static_cast<double>(plain_fib(n + 1) - 1);
 
-  double ts_fj = 0, ts_sp = 0;
+  double ts_fj = 0, ts_sp = 0, ts_pf = 0;
   construct constructs[] = {{"fork_join", parallel_fib_fork_join, &ts_fj, ""},
                             {"task_group::spawn", parallel_fib_spawn, &ts_sp, ""},
                             {"fork_join, no counter", nocount_fib_fork_join, &ts_fj, ""},
-                            {"spawn, fiber switches", parallel_fib_spawn, &ts_sp, "fiber"}};
-  constexpr int num_constructs = 4;
-  series plain, elision_fj, elision_sp, plain_pair;
+                            {"spawn, fiber switches", parallel_fib_spawn, &ts_sp, "fiber"},
+                            {"spawn, parent_first", parallel_fib_parent_first, &ts_pf, ""}};
+  constexpr int num_constructs = 5;
+  series plain, elision_fj, elision_sp, elision_pf, plain_pair;
   std::vector<std::vector<series>> parallel(workers.size(), std::vector<series>(num_constructs));
   std::vector<locus::worker_stats> totals(workers.size());
 
@@ -108,6 +111,7 @@ int main(int argc, char** argv) {
     });
     time_once(elision_fj, expected, [&] { return serial_fib_fork_join(n); });
     time_once(elision_sp, expected, [&] { return serial_fib_spawn(n); });
+    time_once(elision_pf, expected, [&] { return serial_fib_parent_first(n); });
     for (std::size_t w = 0; w < workers.size(); ++w) {
       for (const char* spawn_switch : {"", "fiber"}) {
         locus::runtime_options options;
@@ -134,6 +138,7 @@ int main(int argc, char** argv) {
   const double t_plain = plain.median();
   ts_fj = elision_fj.median();
   ts_sp = elision_sp.median();
+  ts_pf = elision_pf.median();
   std::printf("fib(%d), no coarsening: %.0f forks; medians of %d interleaved rounds\n", n, forks, reps);
   std::printf("T_S plain serial function %.4f s; serial elision: fork_join %.4f s, spawn %.4f s\n", t_plain,
               ts_fj, ts_sp);

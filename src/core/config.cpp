@@ -22,6 +22,17 @@ std::string env(const char* name) {
   throw config_error(msg.str());
 }
 
+// A setting with two values: the option wins over the environment; unset
+// means the first value. Returns whether the first value was chosen.
+bool choose_flag(const std::string& option, const char* option_name, const char* env_name, const char* yes,
+                 const char* no, const char* accepted) {
+  const std::string value = !option.empty() ? option : env(env_name);
+  if (value.empty() || value == yes) return true;
+  if (value == no) return false;
+  reject(option.empty() ? std::string(env_name) : std::string("runtime_options::") + option_name, value,
+         std::string("expected ") + accepted);
+}
+
 }  // namespace
 
 long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
@@ -115,21 +126,11 @@ settings resolve_settings(const runtime_options& o) {
     s.seed = parse_integer("LOCUS_SEED", v, 0, (1ll << 62), "the seed of the victim choice");
   }
 
-  const std::string fence = !o.fence.empty() ? o.fence : env("LOCUS_FENCE");
-  if (fence == "symmetric") {
-    s.asymmetric_fence = false;
-  } else if (!fence.empty() && fence != "asymmetric") {
-    reject(o.fence.empty() ? "LOCUS_FENCE" : "runtime_options::fence", fence,
-           "expected asymmetric (thieves pay with membarrier) or symmetric (a fence on every pop)");
-  }
-
-  const std::string spawn = !o.spawn_switch.empty() ? o.spawn_switch : env("LOCUS_SPAWN_SWITCH");
-  if (spawn == "fiber") {
-    s.spawn_on_stack = false;
-  } else if (!spawn.empty() && spawn != "stack") {
-    reject(o.spawn_switch.empty() ? "LOCUS_SPAWN_SWITCH" : "runtime_options::spawn_switch", spawn,
-           "expected stack (call the child on its fiber's stack; x86-64) or fiber (two Boost.Context switches)");
-  }
+  s.asymmetric_fence = choose_flag(o.fence, "fence", "LOCUS_FENCE", "asymmetric", "symmetric",
+                                   "asymmetric (thieves pay with membarrier) or symmetric (a fence on every pop)");
+  s.spawn_on_stack = choose_flag(o.spawn_switch, "spawn_switch", "LOCUS_SPAWN_SWITCH", "stack", "fiber",
+                                 "stack (call the child on its fiber's stack; x86-64) or fiber (two "
+                                 "Boost.Context switches)");
 
   s.stats_at_exit = env("LOCUS_STATS");
   if (s.stats_at_exit == "0") s.stats_at_exit.clear();

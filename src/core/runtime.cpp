@@ -9,6 +9,7 @@
 #include "core/fences.hpp"
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
+#include "core/sanitizers.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
 
@@ -78,7 +79,10 @@ runtime_state::runtime_state(settings s)
       fibers(cfg.stack_bytes, &fiber_main) {
   policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
-  g_spawn_on_stack = cfg.spawn_on_stack;
+  // ThreadSanitizer keeps a shadow call stack per fiber and cannot follow a
+  // function that is entered on one stack and left on another (the stack
+  // call's body), so TSan builds always use the two-switch spawn.
+  g_spawn_on_stack = cfg.spawn_on_stack && !sanitizers::thread_sanitizer;
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {

@@ -29,6 +29,12 @@
 
 namespace locus::detail::sanitizers {
 
+#ifdef LOCUS_TSAN
+inline constexpr bool thread_sanitizer = true;
+#else
+inline constexpr bool thread_sanitizer = false;
+#endif
+
 inline void* create_fiber() {
 #ifdef LOCUS_TSAN
   return __tsan_create_fiber(0);

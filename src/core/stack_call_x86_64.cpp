@@ -19,14 +19,8 @@ locus_call_on_stack:
   movq %rsi, %rsp
   movq %rcx, %rdi
   callq *%rdx
-  movq %rax, %rsp
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %rbx
-  popq %rbp
-  retq
+  movq %rax, %rdi
+  jmp locus_resume_saved
   .cfi_endproc
   .size locus_call_on_stack, .-locus_call_on_stack
 
