@@ -89,11 +89,12 @@ class task_group {
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
     job->place = w->hint;
-    ++state_.parent_first_pending;
-    if (w->routes_spawns) [[unlikely]]
-      detail::route_spawn(job);
-    else
+    if (w->routes_spawns) [[unlikely]] {
+      detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
+    } else {
+      ++state_.parent_first_pending;
       w->deque.push(job);
+    }
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
 #endif
@@ -164,7 +165,7 @@ class task_group {
     void* mem = ::operator new(sizeof(job_t));
     auto* job = new (mem) job_t(&state_, std::forward<F>(f));
     job->invoke = &invoke_outside<std::decay_t<F>>;
-    detail::spawn_external(state_, mem, job);
+    detail::spawn_external(state_, job);
   }
   template <class Fn>
   static void invoke_outside(detail::parent_first_job* base) {

@@ -42,9 +42,6 @@ struct fiber {
   bool is_thread_stack = false;  // a worker thread's own stack, never pooled
   bool ctx_stale = false;        // finished; ctx must be reset before a switch to it
   fiber_start_fn start = nullptr;
-  // Nesting slot for the strand this fiber runs: the locality hint it had
-  // when it was suspended (restored when resumed).
-  int saved_hint = -1;
 
   // The top of the stack is moved down by a per-fiber multiple of a cache
   // line (below one page): with page-aligned tops, the hot frames of every

@@ -22,6 +22,7 @@
 //   two exchanges sees the other's value and resumes the parent if needed.
 #include "core/join.hpp"
 
+#include <cassert>
 #include <new>
 #include <semaphore>
 
@@ -226,6 +227,9 @@ void sync_group(group_state& g) {
     if (f == nullptr) break;
     --g.parent_first_pending;
     auto* job = static_cast<parent_first_job*>(f);
+    // Everything pushed after this group's children was joined before this
+    // sync, so the newest frames are this group's own.
+    assert(job->run == &run_parent_first_job && job->group == &g);
     job->invoke(job);
     w = &this_worker();
   }
@@ -305,7 +309,9 @@ frame* run_parent_first_job(frame* f) {
   return parent_ready(g->waiter, ready_reason::last_child_returned);
 }
 
-void route_spawn(frame* f) {
+void route_spawn(group_state& g, frame* f) {
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  g.stolen = true;  // sync must wait for it
   worker& w = this_worker();
   w.rt->policy->route_spawn(w, f);
 }
@@ -347,7 +353,7 @@ void free_job(void* p, std::size_t bytes) noexcept {
   ::operator delete(p);
 }
 
-void spawn_external(group_state& g, void*, frame* job) {
+void spawn_external(group_state& g, frame* job) {
   runtime_state& rt = pool();
   job->run = &run_external_job;
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);

@@ -132,12 +132,14 @@ struct parent_first_job : frame {
   group_state* group;
   void (*invoke)(parent_first_job*);   // runs and destroys the callable
 };
-void route_spawn(frame* f);                       // policy decides where f goes
+// The policy decides where a parent-first child goes; it then counts as
+// outstanding in its group, like a stolen one.
+void route_spawn(group_state& g, frame* f);
 void* allocate_job(std::size_t bytes);            // per-worker pool; never null
 void free_job(void* p, std::size_t bytes) noexcept;
 frame* run_parent_first_job(frame* f);            // by whoever took it
 void sync_group(group_state& g);                  // slow path of sync
-void spawn_external(group_state& g, void* job_heap, frame* job);  // non-worker parent
+void spawn_external(group_state& g, frame* job);  // non-worker parent
 
 // Runs fn(arg) as a root task on the pool and blocks the calling (non-worker)
 // thread until it is done; rethrows what it threw.
