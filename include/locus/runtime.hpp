@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace locus {
 
@@ -50,5 +51,7 @@ int num_places();
 int current_place() noexcept;
 // Name of the scheduling policy in use (starts the pool if needed).
 std::string policy_name();
+// Names LOCUS_POLICY accepts.
+std::vector<std::string> available_policies();
 
 }  // namespace locus

@@ -144,5 +144,6 @@ int worker_id() noexcept { return detail::t_worker != nullptr ? detail::t_worker
 int num_places() { return detail::pool().places.num_places; }
 int current_place() noexcept { return detail::t_worker != nullptr ? detail::t_worker->place : -1; }
 std::string policy_name() { return detail::pool().policy->name(); }
+std::vector<std::string> available_policies() { return detail::policy_names(); }
 
 }  // namespace locus

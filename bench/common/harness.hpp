@@ -1,0 +1,126 @@
+// The benchmark harness: what a benchmark provides, and how the runner
+// (bench/runner/main.cpp, `locus-bench`) finds and runs it.
+//
+// A benchmark is a folder bench/<name>/ with
+//   kernel.hpp   the kernel, a template over a backend P (common/backend.hpp),
+//                written once for every implementation;
+//   case.cpp     its instance (inputs, the timed run, verification against the
+//                serial result) and one `registrar` line that adds it to the
+//                registry. The build picks up every bench/*/case.cpp.
+//
+// The runner sets up each implementation around run() (a locus runtime with
+// the variant's policy and worker count, a oneTBB arena, an OpenMP team), so
+// an instance only dispatches to its kernel with the variant's backend:
+//
+//   void run(const bench::variant& v) override {
+//     bench::dispatch(v, [&]<class P>() { my_kernel<P>(data_.data(), n_); });
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+enum class impl { serial, locus, tbb, omp };
+enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
+
+// One implementation of the constructs: "serial", "locus:<policy>", "tbb",
+// "tbb:affinity", "omp" (= omp:static), "omp:static", "omp:dynamic",
+// "omp:guided".
+struct variant {
+  std::string name;
+  impl kind = impl::serial;
+  std::string policy;                                  // locus
+  bool tbb_affinity = false;                           // tbb: affinity_partitioner for loops
+  omp_schedule schedule = omp_schedule::static_schedule;  // omp: schedule of loops
+};
+
+// Throws std::invalid_argument naming the accepted forms.
+variant parse_variant(const std::string& text);
+
+// tiny: smoke tests (milliseconds, verification only); quick: `make run`
+// (about a second per run on 2 cores); full: the papers' sizes where memory
+// allows.
+enum class size_class { tiny, quick, full };
+const char* to_string(size_class s);
+
+// Parameters of an instance. Every benchmark reads its parameters through
+// get(), which records them (for --help and the results file); a value given
+// on the command line (--param key=value) wins over the size's default.
+class params {
+ public:
+  params() = default;
+  explicit params(std::map<std::string, std::string> given) : given_(std::move(given)) {}
+  std::int64_t get(const std::string& key, std::int64_t tiny, std::int64_t quick, std::int64_t full,
+                   size_class size, const std::string& meaning);
+  double get_real(const std::string& key, double tiny, double quick, double full, size_class size,
+                  const std::string& meaning);
+  // key=value of every parameter read so far, for the results file.
+  const std::map<std::string, std::string>& used() const { return used_; }
+  const std::map<std::string, std::string>& meanings() const { return meanings_; }
+  // Keys given on the command line that no benchmark read (a typo).
+  std::vector<std::string> unused() const;
+
+ private:
+  std::map<std::string, std::string> given_;
+  std::map<std::string, std::string> used_;
+  std::map<std::string, std::string> meanings_;
+};
+
+// A benchmark at one size: inputs built once, then run many times.
+class instance {
+ public:
+  virtual ~instance() = default;
+  // Untimed, before every run: restore the inputs the run overwrites.
+  virtual void prepare() {}
+  // The timed part.
+  virtual void run(const variant& v) = 0;
+  // After every run: an empty string if the output equals the serial
+  // reference (within the stated tolerance for floating-point reductions),
+  // else what differs.
+  virtual std::string verify() = 0;
+  // A short result line for the log, e.g. "residual 3.1e-11".
+  virtual std::string summary() { return {}; }
+};
+
+struct benchmark {
+  std::string name;         // as given to --benchmarks
+  std::string source;       // the paper and section it comes from
+  std::string description;  // algorithm, one or two sentences
+  bool uses_loops = false;  // true: OpenMP schedules and TBB partitioners apply
+  std::function<std::unique_ptr<instance>(size_class, params&)> make;
+};
+
+std::vector<benchmark>& registry();
+
+struct registrar {
+  explicit registrar(benchmark b);
+};
+
+}  // namespace bench
+
+// Backends are defined after the variant type they read.
+#include "common/backend.hpp"
+#include "common/locus_backend.hpp"
+#include "common/omp_backend.hpp"
+#include "common/tbb_backend.hpp"
+
+namespace bench {
+
+// Calls fn.template operator()<P>() with the backend of v.
+template <class Fn>
+void dispatch(const variant& v, Fn&& fn) {
+  switch (v.kind) {
+    case impl::serial: fn.template operator()<serial_backend>(); break;
+    case impl::locus: fn.template operator()<locus_backend>(); break;
+    case impl::tbb: fn.template operator()<tbb_backend>(); break;
+    case impl::omp: fn.template operator()<omp_backend>(); break;
+  }
+}
+
+}  // namespace bench
