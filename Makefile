@@ -1,14 +1,22 @@
-# Quick start:  make run   (builds, runs the demo)
+# Quick start:  make run   (builds, runs the demo and the quick benchmark
+#                          suite, writes results/report/report.html)
 #               make test  (builds, runs the test suite)
 # Both install missing Debian packages first (apt-get, as root).
+# Also: make bench-full (paper-sized inputs), make demo, make test-asan,
+# make test-tsan.
 
 BUILD      ?= build
 GENERATOR  ?= Ninja
 PACKAGES   := cmake ninja-build g++ pkg-config libhwloc-dev hwloc libnuma-dev \
-              libboost-context-dev libgtest-dev libtbb-dev
+              libboost-context-dev libgtest-dev libtbb-dev python3-matplotlib
+# Debian's python, which python3-matplotlib installs into (not whatever
+# python3 comes first on PATH).
+PYTHON     := /usr/bin/python3
+RESULTS    ?= results
+REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build run test test-asan test-tsan clean
+.PHONY: all deps configure build run demo bench-quick bench-full test test-asan test-tsan clean
 
 all: build
 
@@ -32,8 +40,28 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+run: demo bench-quick
+
+demo: build
 	@$(BUILD)/bin/locus-demo
+
+# The quick suite: every benchmark x implementation x 1..cores workers.
+bench-quick: build
+	@mkdir -p $(RESULTS)
+	@rm -f $(RESULTS)/quick.jsonl
+	@echo "running the quick benchmark suite (a few minutes; progress below)"
+	@$(BUILD)/bin/locus-bench --size quick --reps $(REPS) --out $(RESULTS)/quick.jsonl
+	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report \
+	  --title "locus benchmarks (quick sizes)" >/dev/null
+	@echo "report: $(RESULTS)/report/report.html (and report.md)"
+
+bench-full: build
+	@mkdir -p $(RESULTS)
+	@rm -f $(RESULTS)/full.jsonl
+	@$(BUILD)/bin/locus-bench --size full --reps $(REPS) --out $(RESULTS)/full.jsonl
+	@$(PYTHON) bench/report/report.py $(RESULTS)/full.jsonl --out $(RESULTS)/report-full \
+	  --title "locus benchmarks (full sizes)" >/dev/null
+	@echo "report: $(RESULTS)/report-full/report.html"
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2

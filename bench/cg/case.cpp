@@ -1,0 +1,196 @@
+// cg: conjugate gradient on a NAS-CG-shaped sparse matrix (see make_matrix).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cg/kernel.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+// A symmetric positive-definite n x n matrix with the sparsity of NAS CG's
+// makea (our own generator, not a port of it): the sum over k = 0..n-1 of
+// s_k v_k v_k^T, where v_k has `nonzer` random entries in (0, 1) at distinct
+// random positions plus 0.5 at position k, and s_k falls geometrically from 1
+// to 0.1 (NAS's rcond). A row then holds about (nonzer + 1)^2 entries, as in
+// NAS. Unlike NAS, which adds (rcond - shift) to the diagonal, the diagonal is
+// set to the row's off-diagonal sum plus `shift`: strict diagonal dominance
+// with a positive diagonal makes A positive definite (Gershgorin), so CG
+// converges at every size.
+cg::csr_matrix make_matrix(std::int64_t n, std::int64_t nonzer, double shift, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  auto uniform = [&random] { return static_cast<double>(random() >> 11) * 0x1.0p-53; };  // [0, 1)
+  const std::int64_t width = nonzer + 1;
+
+  // The sparse vectors v_k, `width` entries each.
+  std::vector<std::int32_t> position(static_cast<std::size_t>(n * width));
+  std::vector<double> entry(position.size());
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int32_t* pos = &position[static_cast<std::size_t>(k * width)];
+    double* val = &entry[static_cast<std::size_t>(k * width)];
+    pos[0] = static_cast<std::int32_t>(k);
+    val[0] = 0.5;
+    for (std::int64_t e = 1; e < width;) {
+      const auto candidate = static_cast<std::int32_t>(random() % static_cast<std::uint64_t>(n));
+      if (std::find(pos, pos + e, candidate) != pos + e) continue;
+      pos[e] = candidate;
+      val[e] = uniform();
+      ++e;
+    }
+  }
+
+  // Scatter the outer products into rows (duplicates kept for now).
+  std::vector<std::int64_t> start(static_cast<std::size_t>(n + 1), 0);
+  for (const std::int32_t row : position) start[static_cast<std::size_t>(row) + 1] += width;
+  for (std::int64_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<std::pair<std::int32_t, double>> scattered(static_cast<std::size_t>(start[n]));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int32_t* pos = &position[static_cast<std::size_t>(k * width)];
+    const double* val = &entry[static_cast<std::size_t>(k * width)];
+    const double scale = std::pow(0.1, static_cast<double>(k) / static_cast<double>(n));
+    for (std::int64_t a = 0; a < width; ++a)
+      for (std::int64_t c = 0; c < width; ++c)
+        // scale * (v_a v_c), not (scale v_a) v_c: the product is then the
+        // same for entry (a, c) and entry (c, a), so A is exactly symmetric.
+        scattered[static_cast<std::size_t>(fill[pos[a]]++)] = {pos[c], scale * (val[a] * val[c])};
+  }
+
+  // Per row: sort by column (stably, so duplicates of (i, j) and (j, i) are
+  // summed in the same order, keeping A exactly symmetric), merge duplicates,
+  // and set the diagonal.
+  cg::csr_matrix a;
+  a.n = n;
+  a.row_start.assign(1, 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto first = scattered.begin() + start[i], last = scattered.begin() + start[i + 1];
+    std::stable_sort(first, last, [](const auto& l, const auto& r) { return l.first < r.first; });
+    std::size_t diagonal = 0;
+    double off_diagonal_sum = 0.0;
+    for (auto e = first; e != last; ++e) {
+      if (a.column.size() > static_cast<std::size_t>(a.row_start.back()) && a.column.back() == e->first) {
+        a.value.back() += e->second;
+        continue;
+      }
+      if (e->first == i) diagonal = a.column.size();
+      a.column.push_back(e->first);
+      a.value.push_back(e->second);
+    }
+    for (auto k = static_cast<std::size_t>(a.row_start.back()); k < a.column.size(); ++k)
+      if (k != diagonal) off_diagonal_sum += std::abs(a.value[k]);
+    a.value[diagonal] = off_diagonal_sum + shift;
+    a.row_start.push_back(static_cast<std::int64_t>(a.column.size()));
+  }
+  return a;
+}
+
+double norm(const std::vector<double>& v) {
+  double sum = 0.0;
+  for (const double e : v) sum += e * e;
+  return std::sqrt(sum);
+}
+
+class cg_instance final : public bench::instance {
+ public:
+  cg_instance(cg::csr_matrix a, std::int64_t iterations, std::int64_t row_grain, std::int64_t vector_grain)
+      : a_(std::move(a)),
+        iterations_(iterations),
+        row_grain_(row_grain),
+        vector_grain_(vector_grain),
+        // b = (1, ..., 1), NAS CG's starting vector.
+        b_(static_cast<std::size_t>(a_.n), 1.0),
+        x_(b_.size()),
+        r_(b_.size()),
+        p_(b_.size()),
+        q_(b_.size()) {
+    run(bench::parse_variant("serial"));
+    reference_x_ = x_;
+    reference_residual_ = residual();
+  }
+
+  void prepare() override { std::fill(x_.begin(), x_.end(), 0.0); }
+
+  void run(const bench::variant& v) override {
+    bench::dispatch(v, [&]<class P>() {
+      cg::solve<P>(a_, b_.data(), x_.data(), {r_.data(), p_.data(), q_.data()}, iterations_, row_grain_,
+                   vector_grain_);
+    });
+  }
+
+  // The backends sum the dot products in different orders (serial: left to
+  // right; locus and oneTBB: a tree over pieces; OpenMP: per thread, then in
+  // thread order), so alpha and beta differ in their last bits, and CG
+  // carries such differences on from iteration to iteration.
+  // TODO tolerances after measuring.
+  std::string verify() override {
+    const double res = residual();
+    std::vector<double> diff(x_.size());
+    for (std::size_t i = 0; i < x_.size(); ++i) diff[i] = x_[i] - reference_x_[i];
+    x_deviation_ = norm(diff) / norm(reference_x_);
+    std::ostringstream why;
+    why.precision(3);
+    if (!(std::abs(res - reference_residual_) <= residual_tolerance * reference_residual_ + residual_floor))
+      why << "residual " << res << ", serial " << reference_residual_;
+    else if (!(x_deviation_ <= x_tolerance))
+      why << "x differs from the serial x by " << x_deviation_ << " (relative, 2-norm)";
+    return why.str();
+  }
+
+  std::string summary() override {
+    std::ostringstream s;
+    s.precision(3);
+    s << a_.n << " rows, " << a_.column.size() << " nonzeros, " << iterations_ << " iterations, residual "
+      << residual() << ", x off serial by " << x_deviation_;
+    return s.str();
+  }
+
+ private:
+  static constexpr double residual_tolerance = 1e-2;
+  static constexpr double residual_floor = 1e-14;
+  static constexpr double x_tolerance = 1e-9;
+
+  // ||b - A x|| / ||b||, computed from x (not the recurrence's r).
+  double residual() const {
+    std::vector<double> ax(x_.size());
+    cg::multiply_rows(a_, x_.data(), ax.data(), 0, a_.n);
+    for (std::size_t i = 0; i < ax.size(); ++i) ax[i] = b_[i] - ax[i];
+    return norm(ax) / norm(b_);
+  }
+
+  cg::csr_matrix a_;
+  std::int64_t iterations_, row_grain_, vector_grain_;
+  std::vector<double> b_, x_, r_, p_, q_;
+  std::vector<double> reference_x_;
+  double reference_residual_ = 0.0;
+  double x_deviation_ = 0.0;
+};
+
+const bench::registrar registered{{
+    "cg",
+    "NUMA-WS (seed 000), section V, Figure 7: cg from NAS, 75k rows (class B); "
+    "TBB-NUMA (seed 001), section 5.1, Table 2: cg, NAS input size C",
+    "Conjugate gradient on A x = b with a random sparse symmetric positive-definite matrix of NAS CG's shape "
+    "(CSR); per iteration a sparse matrix-vector product over rows, two dot products and three vector updates.",
+    true,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("na", 2000, 14000, 75000, s, "matrix rows (NAS na: class A 14000, B 75000, C 150000)");
+      const auto nonzer = p.get("nonzer", 7, 11, 13, s, "random entries per generating vector (NAS nonzer)");
+      const auto shift = p.get_real("shift", 10, 20, 60, s, "diagonal = off-diagonal row sum + shift (NAS shift)");
+      const auto iterations = p.get("iterations", 25, 375, 500, s, "CG iterations (NAS runs 25 per outer step)");
+      const auto row_grain = p.get("row_grain", 32, 64, 64, s, "matrix rows per loop piece");
+      const auto vector_grain = p.get("vector_grain", 256, 2048, 4096, s, "vector entries per loop piece");
+      const auto seed = p.get("seed", 314159265, 314159265, 314159265, s, "random seed of the matrix");
+      if (n < 2 || nonzer < 1 || nonzer >= n || shift <= 0 || iterations < 0 || row_grain < 1 || vector_grain < 1)
+        throw std::invalid_argument("cg: needs na >= 2, 1 <= nonzer < na, shift > 0, iterations >= 0, grains >= 1");
+      return std::make_unique<cg_instance>(make_matrix(n, nonzer, shift, static_cast<std::uint64_t>(seed)), iterations,
+                                           row_grain, vector_grain);
+    }}};
+
+}  // namespace

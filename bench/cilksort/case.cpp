@@ -1,0 +1,60 @@
+// cilksort in the suite: n random 64-bit integers sorted by the kernel and
+// compared with std::sort of the same input.
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cilksort/kernel.hpp"
+#include "common/harness.hpp"
+
+namespace {
+
+class cilksort_instance final : public bench::instance {
+ public:
+  cilksort_instance(std::int64_t n, cilksort::cutoffs c) : cutoffs_(c), input_(n), data_(n), scratch_(n) {
+    std::mt19937_64 random(20190601);
+    for (auto& x : input_) x = static_cast<cilksort::element>(random());
+    expected_ = input_;
+    std::sort(expected_.begin(), expected_.end());
+  }
+  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
+  void run(const bench::variant& v) override {
+    bench::dispatch(v, [&]<class P>() {
+      P::run([&] { cilksort::sort<P>(data_.data(), scratch_.data(), static_cast<std::int64_t>(data_.size()), cutoffs_); });
+    });
+  }
+  std::string verify() override {
+    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
+    if (got == data_.end()) return "";
+    return "element " + std::to_string(got - data_.begin()) + " is " + std::to_string(*got) + ", expected " +
+           std::to_string(*want);
+  }
+  std::string summary() override { return "sorted " + std::to_string(data_.size()) + " 64-bit integers"; }
+
+ private:
+  cilksort::cutoffs cutoffs_;
+  std::vector<cilksort::element> input_, data_, scratch_, expected_;
+};
+
+const bench::registrar registered{{
+    "cilksort",
+    "NUMA-WS (seed 000), Fig. 4 and section V (cilksort from MIT Cilk-5, 1.3e8 elements, base case 1k)",
+    "Mergesort: sort four quarters in parallel, merge them in pairs with a parallel merge (split the larger input "
+    "at its middle, binary-search the smaller), std::sort and std::merge below the cut-offs.",
+    false,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 100'000, 4'000'000, 130'000'000, s,
+                           "64-bit integers to sort (full: the paper's 1.3e8)");
+      const auto sort_cutoff = p.get("sort_cutoff", 64, 1024, 1024, s,
+                                     "below this many elements a quarter is sorted sequentially (paper: 1k)");
+      const auto merge_cutoff =
+          p.get("merge_cutoff", 64, 1024, 1024, s, "merges of at most this many elements run sequentially");
+      if (n < 0) throw std::invalid_argument("n must not be negative");
+      if (sort_cutoff < 4) throw std::invalid_argument("sort_cutoff must be at least 4 (four non-empty quarters)");
+      if (merge_cutoff < 1) throw std::invalid_argument("merge_cutoff must be at least 1");
+      return std::make_unique<cilksort_instance>(n, cilksort::cutoffs{sort_cutoff, merge_cutoff});
+    }}};
+
+}  // namespace

@@ -1,0 +1,65 @@
+// cilksort: Cilk-5's parallel mergesort with a parallel merge, the cilksort
+// benchmark of NUMA-WS (seed 000, Fig. 4 and section V). The array is cut in
+// four quarters that are sorted in parallel; the quarters are merged in pairs
+// into the scratch array and the two halves merged back, each merge itself
+// split in parallel by a binary search.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace cilksort {
+
+using element = std::int64_t;
+
+struct cutoffs {
+  std::int64_t sort;   // fewer elements than this: a sequential sort (at least 4)
+  std::int64_t merge;  // at most this many elements in both inputs: a sequential merge (at least 1)
+};
+
+// Merges the sorted a[0, na) and b[0, nb) into out[0, na + nb). The middle
+// element of the larger input splits both inputs (binary search in the
+// smaller), so each half of the output holds at most 3/4 of the elements and
+// the recursion depth stays logarithmic.
+template <class P>
+void merge(const element* a, std::int64_t na, const element* b, std::int64_t nb, element* out, std::int64_t cutoff) {
+  if (na < nb) {
+    std::swap(a, b);
+    std::swap(na, nb);
+  }
+  if (na + nb <= cutoff) {
+    std::merge(a, a + na, b, b + nb, out);
+    return;
+  }
+  const std::int64_t ma = na / 2;
+  const element pivot = a[ma];
+  const std::int64_t mb = std::lower_bound(b, b + nb, pivot) - b;
+  // Everything before a[ma] and b[mb] is at most the pivot, everything from
+  // them on at least the pivot: the pivot's place in the output is known.
+  out[ma + mb] = pivot;
+  P::fork2([&] { merge<P>(a, ma, b, mb, out, cutoff); },
+           [&] { merge<P>(a + ma + 1, na - ma - 1, b + mb, nb - mb, out + ma + mb + 1, cutoff); });
+}
+
+// Sorts in[0, n) in place; tmp[0, n) is scratch.
+template <class P>
+void sort(element* in, element* tmp, std::int64_t n, const cutoffs& c) {
+  if (n < c.sort) {
+    std::sort(in, in + n);
+    return;
+  }
+  const std::int64_t q = n / 4;  // the last quarter takes the remainder
+  // The four sorts as a two-level fork2 tree (Cilk-5 spawns three and calls
+  // the fourth).
+  P::fork2([&] { P::fork2([&] { sort<P>(in, tmp, q, c); }, [&] { sort<P>(in + q, tmp + q, q, c); }); },
+           [&] {
+             P::fork2([&] { sort<P>(in + 2 * q, tmp + 2 * q, q, c); },
+                      [&] { sort<P>(in + 3 * q, tmp + 3 * q, n - 3 * q, c); });
+           });
+  P::fork2([&] { merge<P>(in, q, in + q, q, tmp, c.merge); },
+           [&] { merge<P>(in + 2 * q, q, in + 3 * q, n - 3 * q, tmp + 2 * q, c.merge); });
+  merge<P>(tmp, 2 * q, tmp + 2 * q, n - 2 * q, in, c.merge);
+}
+
+}  // namespace cilksort

@@ -1,0 +1,87 @@
+// matmul and matmul-z (NUMA-WS, seed 000, section V; the MIT Cilk-5
+// benchmark "with no temporary matrices"): C += A * B for n x n matrices by
+// eight-way divide and conquer. Each matrix is split into quadrants; the four
+// products that write distinct quadrants of C run in parallel, then the other
+// four, which add into the same quadrants. Below the block size a serial loop
+// multiplies one block.
+//
+// The kernel is written once over the backend P and over the storage of the
+// matrices M, row_major (matmul) or zmorton (matmul-z, the blocked Z-Morton
+// layout of section III-C); strassen/kernel.hpp reuses both and the base case.
+#pragma once
+
+#include <cstddef>
+
+namespace matmul {
+
+// A square sub-matrix stored row-major with leading dimension ld.
+struct row_major {
+  double* data;
+  std::size_t ld;
+
+  // Quadrant (r, c), r and c in {0, 1}, of this matrix of side 2h.
+  row_major quadrant(std::size_t r, std::size_t c, std::size_t h) const { return {data + r * h * ld + c * h, ld}; }
+  // Leading dimension of this matrix, of side m, as a base-case block.
+  std::size_t base_ld(std::size_t) const { return ld; }
+  // Element-wise operations walk a matrix of side m as m stripes of m
+  // contiguous elements; matrices of one storage and side put a given
+  // element in the same stripe at the same position. Here: row i.
+  double* stripe(std::size_t i, std::size_t) const { return data + i * ld; }
+  // A matrix of side m on its own in `buffer` (m * m elements).
+  static row_major whole(double* buffer, std::size_t m) { return {buffer, m}; }
+};
+
+// A square sub-matrix, of side a multiple of the block, in the blocked
+// Z-Morton layout (locus/zmorton.hpp): it is contiguous, and so are its
+// quadrants, in the order top-left, top-right, bottom-left, bottom-right.
+struct zmorton {
+  double* data;
+
+  zmorton quadrant(std::size_t r, std::size_t c, std::size_t h) const { return {data + (2 * r + c) * h * h}; }
+  // The base case is one block, row-major inside.
+  std::size_t base_ld(std::size_t m) const { return m; }
+  double* stripe(std::size_t i, std::size_t m) const { return data + i * m; }
+  static zmorton whole(double* buffer, std::size_t) { return {buffer}; }
+};
+
+// c += a * b for m x m row-major blocks. Loop order i, k, j: the inner loop
+// runs along rows of b and c (vectorizable), and every element of c receives
+// its products in increasing k, the order of the plain triple loop.
+inline void multiply_add_block(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
+                               std::size_t ldc, std::size_t m) {
+  for (std::size_t i = 0; i < m; ++i) {
+    double* c_row = c + i * ldc;
+    for (std::size_t k = 0; k < m; ++k) {
+      const double a_ik = a[i * lda + k];
+      const double* b_row = b + k * ldb;
+      for (std::size_t j = 0; j < m; ++j) c_row[j] += a_ik * b_row[j];
+    }
+  }
+}
+
+// c += a * b, all of side m = block * 2^k; a and b are only read.
+template <class P, class M>
+void multiply_add(M a, M b, M c, std::size_t m, std::size_t block) {
+  if (m <= block) return multiply_add_block(a.data, a.base_ld(m), b.data, b.base_ld(m), c.data, c.base_ld(m), m);
+  const std::size_t h = m / 2;
+  const M a00 = a.quadrant(0, 0, h), a01 = a.quadrant(0, 1, h), a10 = a.quadrant(1, 0, h), a11 = a.quadrant(1, 1, h);
+  const M b00 = b.quadrant(0, 0, h), b01 = b.quadrant(0, 1, h), b10 = b.quadrant(1, 0, h), b11 = b.quadrant(1, 1, h);
+  const M c00 = c.quadrant(0, 0, h), c01 = c.quadrant(0, 1, h), c10 = c.quadrant(1, 0, h), c11 = c.quadrant(1, 1, h);
+  auto product = [&](M x, M y, M z) { multiply_add<P>(x, y, z, h, block); };
+  // The left half of the inner dimension: four products into four distinct
+  // quadrants of c, so they may run in parallel.
+  P::fork2([&] { P::fork2([&] { product(a00, b00, c00); }, [&] { product(a00, b01, c01); }); },
+           [&] { P::fork2([&] { product(a10, b00, c10); }, [&] { product(a10, b01, c11); }); });
+  // The right half adds into the same quadrants, so it starts after the join;
+  // this also keeps every element's additions in increasing k.
+  P::fork2([&] { P::fork2([&] { product(a01, b10, c00); }, [&] { product(a01, b11, c01); }); },
+           [&] { P::fork2([&] { product(a11, b10, c10); }, [&] { product(a11, b11, c11); }); });
+}
+
+// The benchmark's entry: c += a * b for matrices of side n.
+template <class P, class M>
+void matmul(M a, M b, M c, std::size_t n, std::size_t block) {
+  P::run([&] { multiply_add<P>(a, b, c, n, block); });
+}
+
+}  // namespace matmul

@@ -1,0 +1,67 @@
+// Quicksort in the suite: n random doubles sorted by the kernel (with a
+// scratch buffer of the same size) and compared with std::sort of the input.
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "quicksort/kernel.hpp"
+
+namespace {
+
+class quicksort_instance final : public bench::instance {
+ public:
+  quicksort_instance(std::int64_t n, quicksort::cutoffs c) : cutoffs_(c), input_(n), data_(n), scratch_(n) {
+    std::mt19937_64 random(20200114);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    for (auto& x : input_) x = uniform(random);
+    expected_ = input_;
+    std::sort(expected_.begin(), expected_.end());
+  }
+  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
+  void run(const bench::variant& v) override {
+    bench::dispatch(v, [&]<class P>() {
+      P::run([&] {
+        quicksort::sort<P>(data_.data(), scratch_.data(), static_cast<std::int64_t>(data_.size()), true, cutoffs_);
+      });
+    });
+  }
+  std::string verify() override {
+    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
+    if (got == data_.end()) return "";
+    std::ostringstream s;
+    s.precision(17);
+    s << "element " << got - data_.begin() << " is " << *got << ", expected " << *want;
+    return s.str();
+  }
+  std::string summary() override { return "sorted " + std::to_string(data_.size()) + " doubles"; }
+
+ private:
+  quicksort::cutoffs cutoffs_;
+  std::vector<double> input_, data_, scratch_, expected_;
+};
+
+const bench::registrar registered{{
+    "quicksort",
+    "ADWS (seed 003), section 6.2 (Quicksort; largest working set 2.0 GB, Fig. 20b)",
+    "Quicksort on random doubles, pivot the median of the first three; the partition is parallel over blocks "
+    "(count, prefix sums, scatter into a second buffer) and both sides recurse in parallel.",
+    false,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 100'000, 4'000'000, 134'217'728, s,
+                           "doubles to sort (full: 2^27 = 1 GB, a 2 GB working set with the second buffer, as the "
+                           "paper's largest)");
+      const auto sort_cutoff = p.get("sort_cutoff", 512, 8192, 8192, s,
+                                     "at most this many elements are sorted sequentially (8192 doubles = the paper's 64 KB)");
+      const auto block = p.get("block", 256, 8192, 8192, s,
+                               "elements per partition block (8192 doubles = the paper's 64 KB)");
+      if (n < 0) throw std::invalid_argument("n must not be negative");
+      if (sort_cutoff < 3) throw std::invalid_argument("sort_cutoff must be at least 3 (the pivot is a median of three)");
+      if (block < 1) throw std::invalid_argument("block must be at least 1");
+      return std::make_unique<quicksort_instance>(n, quicksort::cutoffs{sort_cutoff, block});
+    }}};
+
+}  // namespace

@@ -1,0 +1,85 @@
+// Quicksort with a parallel, double-buffered partition, the Quicksort
+// benchmark of ADWS (seed 003, section 6.2). The pivot is the median of the
+// first three elements. The partition runs over fixed-size blocks: each block
+// counts its elements below, equal to and above the pivot, prefix sums give
+// every block its own slots, and each block scatters into the other buffer.
+// The two sides are then sorted in parallel, with the buffers' roles swapped,
+// so the working set is twice the input.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace quicksort {
+
+struct cutoffs {
+  std::int64_t sort;   // at most this many elements: std::sort (at least 3, for the pivot)
+  std::int64_t block;  // elements per partition block (at least 1)
+};
+
+inline double median_of_three(double a, double b, double c) {
+  return std::max(std::min(a, b), std::min(std::max(a, b), c));
+}
+
+// Sorts the n elements held in `from`. `to` is the same range of the other
+// buffer. The result must end in the caller's array ("home"): from_is_home
+// says which of the two buffers that is here.
+template <class P>
+void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cutoffs& c) {
+  if (n <= c.sort) {
+    std::sort(from, from + n);
+    if (!from_is_home) std::copy(from, from + n, to);
+    return;
+  }
+  const double pivot = median_of_three(from[0], from[1], from[2]);
+  const std::int64_t blocks = (n + c.block - 1) / c.block;
+  auto block_begin = [&](std::int64_t k) { return from + k * c.block; };
+  auto block_end = [&](std::int64_t k) { return from + std::min(n, (k + 1) * c.block); };
+
+  // slot[3 k + side]: first the count of block k's elements on that side
+  // (0: less, 1: equal, 2: greater), then where they go in `to`.
+  std::vector<std::int64_t> slot(3 * blocks);
+  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      const double *begin = block_begin(k), *end = block_end(k);
+      std::int64_t less = 0, equal = 0;
+      for (const double* x = begin; x != end; ++x) {
+        less += *x < pivot;
+        equal += *x == pivot;
+      }
+      slot[3 * k] = less;
+      slot[3 * k + 1] = equal;
+      slot[3 * k + 2] = (end - begin) - less - equal;
+    }
+  });
+  std::int64_t next = 0;  // all less, then all equal, then all greater, each in block order
+  for (int side = 0; side < 3; ++side)
+    for (std::int64_t k = 0; k < blocks; ++k) {
+      const std::int64_t count = slot[3 * k + side];
+      slot[3 * k + side] = next;
+      next += count;
+    }
+  const std::int64_t less_total = slot[1];  // where block 0's equal elements start
+  const std::int64_t greater_start = slot[2];
+  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t k = lo; k < hi; ++k) {
+      double* less = to + slot[3 * k];
+      double* equal = to + slot[3 * k + 1];
+      double* greater = to + slot[3 * k + 2];
+      for (const double *x = block_begin(k), *end = block_end(k); x != end; ++x) {
+        if (*x < pivot) *less++ = *x;
+        else if (*x == pivot) *equal++ = *x;
+        else *greater++ = *x;
+      }
+    }
+  });
+
+  // The elements equal to the pivot (at least the pivot itself, so both
+  // sides shrink) are in their final place; only home still needs them.
+  if (from_is_home) std::copy(to + less_total, to + greater_start, from + less_total);
+  P::fork2([&] { sort<P>(to, from, less_total, !from_is_home, c); },
+           [&] { sort<P>(to + greater_start, from + greater_start, n - greater_start, !from_is_home, c); });
+}
+
+}  // namespace quicksort

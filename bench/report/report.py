@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""Turns locus-bench results (JSON lines) into a report a person can look at.
+
+    report.py RESULTS.jsonl [...] --out DIR [--title TEXT]
+
+Writes DIR/report.html (self-contained: tables and inline SVG plots),
+DIR/report.md (the tables, with the plots as DIR/*.svg) and the plots.
+
+From each benchmark's rows it derives the figures of the NUMA-WS paper:
+T_S (the serial variant), T_1 and T_P (a variant on 1 and P workers),
+T_1/T_S (spawn overhead), T_1/T_P (scalability), T_S/T_P (speedup), the
+work / scheduling / idle breakdown of locus variants normalized to T_S
+(figure 3 and 7), and work inflation W_P/T_1 (figure 8), where W_P is the
+work time summed over all workers at P. When a results file holds several
+measurements of the same cell, the latest counts. Simulated results
+(engine "sim") are labeled with their machine model and kept apart.
+"""
+
+import argparse
+import html
+import io
+import json
+import os
+import sys
+from collections import OrderedDict, defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+VARIANT_ORDER = ["serial", "locus", "tbb", "tbb:affinity", "omp:static", "omp:dynamic", "omp:guided"]
+
+
+def variant_key(name):
+    for i, prefix in enumerate(VARIANT_ORDER):
+        if name == prefix or (prefix == "locus" and name.startswith("locus:")):
+            return (i, name)
+    return (len(VARIANT_ORDER), name)
+
+
+def load(paths):
+    cells = OrderedDict()
+    for path in paths:
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as e:
+                    sys.exit(f"report.py: {path}:{number}: not JSON: {e}")
+                key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
+                       row["variant"], row["workers"])
+                cells[key] = row  # the latest measurement of a cell wins
+    return list(cells.values())
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "-"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}" if abs(x) < 1 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+class Benchmark:
+    def __init__(self, name, rows):
+        self.name = name
+        self.rows = rows
+        self.by_variant = defaultdict(dict)
+        for r in rows:
+            self.by_variant[r["variant"]][r["workers"]] = r
+        serial = self.by_variant.get("serial", {}).get(1)
+        self.t_s = serial["median_s"] if serial else None
+        self.workers = sorted({r["workers"] for r in rows})
+        self.variants = sorted(self.by_variant, key=variant_key)
+        self.verified = all(r["verified"] for r in rows)
+        self.params = rows[0].get("params", {})
+        self.summary = rows[0].get("summary", "")
+
+    def t(self, variant, p):
+        row = self.by_variant.get(variant, {}).get(p)
+        return row["median_s"] if row else None
+
+    def table(self):
+        """Rows of: variant, P, median, min-max, T_S/T_P, T_1/T_P, T_P/T_S at 1, breakdown, inflation."""
+        out = []
+        for v in self.variants:
+            t1 = self.t(v, 1)
+            for p in sorted(self.by_variant[v]):
+                r = self.by_variant[v][p]
+                tp = r["median_s"]
+                line = OrderedDict()
+                line["variant"] = v
+                line["P"] = p
+                line["median s"] = fmt(tp, 4)
+                line["min-max s"] = f"{fmt(r['min_s'], 3)}-{fmt(r['max_s'], 3)}"
+                line["T_S/T_P"] = fmt(self.t_s / tp) if self.t_s else "-"
+                line["T_1/T_P"] = fmt(t1 / tp) if t1 else "-"
+                line["T_1/T_S"] = fmt(t1 / self.t_s) if (t1 and self.t_s and p == 1) else ""
+                if "work_s" in r and t1:
+                    line["work/sched/idle (x T_S)"] = "/".join(
+                        fmt(r[k] / self.t_s, 2) if self.t_s else "-" for k in ("work_s", "sched_s", "idle_s"))
+                    w1 = self.by_variant[v].get(1, {}).get("work_s")
+                    line["W_P/T_1"] = fmt(r["work_s"] / t1, 3) if t1 else "-"
+                    line["steals"] = fmt(r.get("steals", 0), 3)
+                else:
+                    line["work/sched/idle (x T_S)"] = ""
+                    line["W_P/T_1"] = ""
+                    line["steals"] = ""
+                line["verified"] = "yes" if r["verified"] else "NO"
+                out.append(line)
+        return out
+
+
+def svg_of(fig):
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.find("<svg"):]
+
+
+def plot_speedup(b):
+    fig, ax = plt.subplots(figsize=(4.6, 3.2))
+    for v in b.variants:
+        if v == "serial":
+            continue
+        ps = sorted(b.by_variant[v])
+        if not b.t_s:
+            continue
+        ax.plot(ps, [b.t_s / b.t(v, p) for p in ps], marker="o", label=v)
+    if b.workers:
+        ax.plot(b.workers, b.workers, linestyle=":", color="grey", label="linear")
+    ax.set_xlabel("workers")
+    ax.set_ylabel("speedup T_S / T_P")
+    ax.set_xticks(b.workers)
+    ax.set_title(f"{b.name}: speedup")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return svg_of(fig)
+
+
+def plot_times(b):
+    p = max(b.workers)
+    names, med, lo, hi = [], [], [], []
+    for v in b.variants:
+        r = b.by_variant[v].get(p) or b.by_variant[v].get(1)
+        if not r:
+            continue
+        names.append(f"{v} (P={r['workers']})")
+        med.append(r["median_s"])
+        lo.append(r["median_s"] - r["min_s"])
+        hi.append(r["max_s"] - r["median_s"])
+    fig, ax = plt.subplots(figsize=(4.6, 0.35 * len(names) + 1.2))
+    ax.barh(range(len(names)), med, xerr=[lo, hi], color="#4c72b0", capsize=3)
+    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("median seconds (bars: min to max)")
+    ax.set_title(f"{b.name}: time per variant")
+    ax.grid(axis="x", alpha=0.3)
+    return svg_of(fig)
+
+
+def plot_breakdown(b):
+    """NUMA-WS figure 3/7: total processing time split into work, scheduling
+    and idle, summed over workers, normalized to T_S."""
+    bars = []
+    for v in b.variants:
+        for p in sorted(b.by_variant[v]):
+            r = b.by_variant[v][p]
+            if "work_s" in r and b.t_s:
+                bars.append((f"{v} P={p}", r["work_s"] / b.t_s, r["sched_s"] / b.t_s, r["idle_s"] / b.t_s))
+    if not bars:
+        return None
+    fig, ax = plt.subplots(figsize=(4.6, 3.2))
+    x = range(len(bars))
+    work = [w for _, w, _, _ in bars]
+    sched = [s for _, _, s, _ in bars]
+    idle = [i for _, _, _, i in bars]
+    ax.bar(x, work, label="work", color="#55a868")
+    ax.bar(x, sched, bottom=work, label="scheduling", color="#c44e52")
+    ax.bar(x, idle, bottom=[a + c for a, c in zip(work, sched)], label="idle", color="#8c8c8c")
+    ax.set_xticks(list(x), [n for n, *_ in bars], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("processing time / T_S")
+    ax.set_title(f"{b.name}: where the time went")
+    ax.legend(fontsize=7)
+    ax.grid(axis="y", alpha=0.3)
+    return svg_of(fig)
+
+
+def markdown_table(rows):
+    if not rows:
+        return ""
+    cols = list(rows[0].keys())
+    out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(r[c]) for c in cols) + " |")
+    return "\n".join(out)
+
+
+def html_table(rows):
+    if not rows:
+        return ""
+    cols = list(rows[0].keys())
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r[c]))}</td>" for c in cols) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def overview(benchmarks):
+    """One row per benchmark: T_S, locus:ws at 1 and max P, the best of
+    oneTBB and OpenMP at max P, and locus:ws against it."""
+    rows = []
+    for b in benchmarks:
+        p = max(b.workers)
+        ws1, wsp = b.t("locus:ws", 1), b.t("locus:ws", p)
+        others = [(b.t(v, p), v) for v in b.variants if v.startswith("tbb") or v.startswith("omp")]
+        others = [o for o in others if o[0] is not None]
+        best = min(others) if others else (None, "-")
+        row = OrderedDict()
+        row["benchmark"] = b.name
+        row["T_S s"] = fmt(b.t_s, 4)
+        row["locus:ws T_1/T_S"] = fmt(ws1 / b.t_s) if (ws1 and b.t_s) else "-"
+        row[f"locus:ws T_1/T_{p}"] = fmt(ws1 / wsp) if (ws1 and wsp) else "-"
+        row[f"locus:ws T_{p} s"] = fmt(wsp, 4)
+        row[f"best other T_{p} s"] = f"{fmt(best[0], 4)} ({best[1]})" if best[0] else "-"
+        row["locus:ws / best other"] = fmt(wsp / best[0]) if (wsp and best[0]) else "-"
+        row["verified"] = "yes" if b.verified else "NO"
+        rows.append(row)
+    return rows
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; }
+th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
+.plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.plots svg { max-width: 360px; height: auto; }
+.note { color: #555; font-size: 13px; }
+h2 { border-bottom: 1px solid #ddd; padding-bottom: 3px; margin-top: 2em; }
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--title", default="locus benchmark report")
+    args = ap.parse_args()
+    rows = load(args.results)
+    if not rows:
+        sys.exit("report.py: no results")
+    os.makedirs(args.out, exist_ok=True)
+
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r.get("engine", "threaded"), r.get("machine", "?"), r["size"])].append(r)
+
+    md = [f"# {args.title}", ""]
+    page = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(args.title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{html.escape(args.title)}</h1>"]
+    explain = ("T_S: the serial variant. T_P: median of the timed runs on P workers (min to max shown). "
+               "T_1/T_S: spawn overhead. T_1/T_P: scalability. work/sched/idle: time summed over workers, "
+               "divided by T_S (NUMA-WS figure 7). W_P/T_1: work inflation (figure 8). Every run was "
+               "checked against the serial result.")
+    md += [explain, ""]
+    page.append(f"<p class='note'>{html.escape(explain)}</p>")
+
+    for (engine, machine, size), group_rows in groups.items():
+        label = ("SIMULATED on machine model " if engine == "sim" else "measured on ") + machine
+        heading = f"{label}, size {size}"
+        md += [f"## {heading}", ""]
+        page.append(f"<h2>{html.escape(heading)}</h2>")
+        by_bench = defaultdict(list)
+        for r in group_rows:
+            by_bench[r["benchmark"]].append(r)
+        benchmarks = [Benchmark(name, rs) for name, rs in by_bench.items()]
+        ov = overview(benchmarks)
+        md += ["### Overview", "", markdown_table(ov), ""]
+        page.append("<h3>Overview</h3>" + html_table(ov))
+        for b in benchmarks:
+            slug = f"{engine}-{size}-{b.name}".replace(":", "_").replace("/", "_")
+            params = ", ".join(f"{k}={v}" for k, v in b.params.items())
+            md += [f"### {b.name}", "", f"Parameters: {params}. {b.summary}", "", markdown_table(b.table()), ""]
+            page.append(f"<h3>{html.escape(b.name)}</h3><p class='note'>Parameters: {html.escape(params)}. "
+                        f"{html.escape(b.summary)}</p>" + html_table(b.table()))
+            plots = [("speedup", plot_speedup(b)), ("times", plot_times(b)), ("breakdown", plot_breakdown(b))]
+            page.append("<div class='plots'>")
+            for kind, svg in plots:
+                if svg is None:
+                    continue
+                name = f"{slug}-{kind}.svg"
+                with open(os.path.join(args.out, name), "w") as f:
+                    f.write(svg)
+                md.append(f"![{b.name} {kind}]({name})")
+                page.append(svg)
+            page.append("</div>")
+            md.append("")
+
+    page.append("</body></html>")
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(args.out, "report.html"), "w") as f:
+        f.write("\n".join(page))
+    print(os.path.join(args.out, "report.html"))
+
+
+if __name__ == "__main__":
+    main()

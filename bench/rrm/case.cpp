@@ -1,0 +1,73 @@
+// RRM in the suite: an array of random doubles mapped by the kernel and
+// compared bit for bit with the serial backend's result. Each element goes
+// through the same sequence of maps in every implementation (the recursion
+// only depends on the sizes), so the results are identical.
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "rrm/kernel.hpp"
+
+namespace {
+
+class rrm_instance final : public bench::instance {
+ public:
+  rrm_instance(std::int64_t n, rrm::shape s) : shape_(s), input_(n), data_(n) {
+    std::mt19937_64 random(20210322);
+    std::uniform_real_distribution<double> uniform(1.0, 2.0);
+    for (auto& x : input_) x = uniform(random);
+    expected_ = input_;
+    rrm::repeated_map<bench::serial_backend>(expected_.data(), n, shape_);
+  }
+  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
+  void run(const bench::variant& v) override {
+    bench::dispatch(v, [&]<class P>() {
+      P::run([&] { rrm::repeated_map<P>(data_.data(), static_cast<std::int64_t>(data_.size()), shape_); });
+    });
+  }
+  std::string verify() override {
+    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
+    if (got == data_.end()) return "";
+    std::ostringstream s;
+    s.precision(17);
+    s << "element " << got - data_.begin() << " is " << *got << ", serial gives " << *want;
+    return s.str();
+  }
+  std::string summary() override {
+    std::ostringstream s;
+    s << "mapped " << data_.size() << " doubles, alpha " << shape_.alpha;
+    return s.str();
+  }
+
+ private:
+  rrm::shape shape_;
+  std::vector<double> input_, data_, expected_;
+};
+
+const bench::registrar registered{{
+    "rrm",
+    "ADWS (seed 003), section 6.2 (Recursive Repeated Map) and Fig. 19 (work ratio alpha)",
+    "Each call maps its range three times (x += c x, each map a parallel loop), then splits it 1 : alpha and "
+    "recurses on both parts in parallel, down to a leaf size.",
+    false,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 65'536, 8'388'608, 134'217'728, s,
+                           "doubles in the array (full: 2^27 = 1 GB; the paper plots a range of sizes without "
+                           "listing RRM's largest)");
+      const double alpha = p.get_real("alpha", 1.0, 1.0, 1.0, s, "work ratio: a range splits as 1 : alpha (paper: 1.0, Fig. 19 varies it)");
+      const auto leaf = p.get("leaf", 512, 4096, 4096, s,
+                              "ranges shorter than this are not divided (4096 doubles = the paper's 32 KB)");
+      const auto map_grain = p.get("map_grain", 2048, 16384, 16384, s,
+                                   "a map stops splitting at this many elements (16384 doubles = the paper's 128 KB)");
+      if (n < 0) throw std::invalid_argument("n must not be negative");
+      if (!(alpha > 0.0)) throw std::invalid_argument("alpha must be positive");
+      if (leaf < 2) throw std::invalid_argument("leaf must be at least 2");
+      if (map_grain < 1) throw std::invalid_argument("map_grain must be at least 1");
+      return std::make_unique<rrm_instance>(n, rrm::shape{alpha, leaf, map_grain});
+    }}};
+
+}  // namespace

@@ -1,0 +1,39 @@
+// Recursive Repeated Map (RRM), the artificial benchmark of ADWS (seed 003,
+// section 6.2), a simplified version of the space-bounded schedulers'
+// benchmark. Every call first maps its whole range three times (each map a
+// parallel loop), then, unless the range is below the leaf size, divides it
+// in the ratio 1 : alpha and recurses on both parts in parallel. alpha sets
+// how unbalanced the computation graph is.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace rrm {
+
+struct shape {
+  double alpha;           // a range splits as 1 : alpha (> 0)
+  std::int64_t leaf;      // ranges shorter than this are not divided (at least 2)
+  std::int64_t map_grain; // a map's parallel loop stops splitting at this many elements
+};
+
+// The map multiplies each element by this constant and adds the product to
+// it. Small, so that the values stay finite after the few hundred maps an
+// element gets even with a very unbalanced alpha.
+inline constexpr double factor = 1e-3;
+inline constexpr int maps_per_call = 3;
+
+template <class P>
+void repeated_map(double* x, std::int64_t n, const shape& s) {
+  for (int m = 0; m < maps_per_call; ++m)
+    P::loop(0, n, s.map_grain, [x](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) x[i] += factor * x[i];
+    });
+  if (n < s.leaf) return;
+  // Both parts non-empty whatever alpha, so every call shrinks its range.
+  const auto left = std::clamp(static_cast<std::int64_t>(static_cast<double>(n) / (1.0 + s.alpha)),
+                               std::int64_t{1}, n - 1);
+  P::fork2([&] { repeated_map<P>(x, left, s); }, [&] { repeated_map<P>(x + left, n - left, s); });
+}
+
+}  // namespace rrm
