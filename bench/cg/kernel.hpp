@@ -1,12 +1,15 @@
-// cg: unpreconditioned conjugate gradient on A x = b with a sparse symmetric
-// positive-definite A in CSR form, as in the inner loop (conj_grad) of NAS CG.
-// Per iteration: one sparse matrix-vector product (a loop over rows), two dot
-// products (reductions) and three vector updates (loops). The iteration loop
-// sits in one region; under OpenMP every thread of the team runs it and
-// computes the scalars itself from reductions that return the same total on
-// every thread, so all threads take the same steps.
+// cg: the NAS CG computation. An inverse power method estimates the smallest
+// eigenvalue of a sparse symmetric positive-definite matrix A (CSR): each
+// outer step solves A z = x with a fixed number of unpreconditioned conjugate
+// gradient iterations from z = 0 (NAS conj_grad), then the next right-hand
+// side is x = z / ||z||. Per CG iteration: one sparse matrix-vector product (a
+// loop over rows), two dot products (reductions) and three vector updates
+// (loops). All outer steps sit in one region; under OpenMP every thread of
+// the team runs them and computes the scalars itself from reductions that
+// return the same total on every thread, so all threads take the same steps.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -28,58 +31,75 @@ inline void multiply_rows(const csr_matrix& a, const double* v, double* out, std
   }
 }
 
-// Work vectors of length n; their contents on entry do not matter.
-struct work_vectors {
-  double* r;  // residual b - A x, updated by recurrence
+struct vectors {
+  double* x;  // in: the first right-hand side; out: the last one
+  double* z;  // out: the solution of the last solve
+  double* r;  // residual x - A z, updated by recurrence
   double* p;  // search direction
   double* q;  // A p
 };
 
-// `iterations` steps of CG from x = 0. Rows of A are split into pieces of
-// `row_grain` rows, vectors into pieces of `vector_grain` entries.
+struct schedule {
+  std::int64_t outer;         // power-method steps (NAS niter)
+  std::int64_t inner;         // CG iterations per solve (NAS cgitmax = 25)
+  std::int64_t row_grain;     // matrix rows per loop piece
+  std::int64_t vector_grain;  // vector entries per loop piece
+};
+
+// Returns 1 / (x . z) of the last solve: with ||x|| = 1 and x close to the
+// eigenvector, the smallest eigenvalue of A.
 template <class P>
-void solve(const csr_matrix& a, const double* b, double* x, work_vectors w, std::int64_t iterations,
-           std::int64_t row_grain, std::int64_t vector_grain) {
+double inverse_power(const csr_matrix& a, vectors v, schedule s) {
   const std::int64_t n = a.n;
-  auto dot = [n, vector_grain](const double* u, const double* v) {
-    return P::reduce(0, n, vector_grain, [u, v](std::int64_t lo, std::int64_t hi) {
+  auto dot = [n, &s](const double* u, const double* w) {
+    return P::reduce(0, n, s.vector_grain, [u, w](std::int64_t lo, std::int64_t hi) {
       double sum = 0.0;
-      for (std::int64_t i = lo; i < hi; ++i) sum += u[i] * v[i];
+      for (std::int64_t i = lo; i < hi; ++i) sum += u[i] * w[i];
       return sum;
     });
   };
-  P::region([&] {
-    P::loop(0, n, vector_grain, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) {
-        x[i] = 0.0;
-        w.r[i] = b[i];
-        w.p[i] = b[i];
-      }
+  auto vector_loop = [n, &s](auto&& body) {
+    P::loop(0, n, s.vector_grain, [&body](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) body(i);
     });
+  };
+  double eigenvalue = 0.0;
+  P::region([&] {
     // Locals of the region: under OpenMP each thread has its own copy, and
     // all copies are equal because every reduction returns the same total on
     // every thread.
-    double rho = dot(w.r, w.r);
-    for (std::int64_t it = 0; it < iterations; ++it) {
-      P::loop(0, n, row_grain, [&](std::int64_t lo, std::int64_t hi) { multiply_rows(a, w.p, w.q, lo, hi); });
-      const double alpha = rho / dot(w.p, w.q);
-      P::loop(0, n, vector_grain, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) {
-          x[i] += alpha * w.p[i];
-          w.r[i] -= alpha * w.q[i];
-        }
+    double x_dot_z = 0.0;
+    for (std::int64_t step = 0; step < s.outer; ++step) {
+      if (step > 0) {
+        const double scale = 1.0 / std::sqrt(dot(v.z, v.z));
+        vector_loop([&](std::int64_t i) { v.x[i] = scale * v.z[i]; });
+      }
+      vector_loop([&](std::int64_t i) {
+        v.z[i] = 0.0;
+        v.r[i] = v.x[i];
+        v.p[i] = v.x[i];
       });
-      const double rho_next = dot(w.r, w.r);
-      // An exactly zero residual means x is the solution; another step would
-      // divide 0 by 0.
-      if (rho_next == 0.0) break;
-      const double beta = rho_next / rho;
-      rho = rho_next;
-      P::loop(0, n, vector_grain, [&](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) w.p[i] = w.r[i] + beta * w.p[i];
-      });
+      double rho = dot(v.r, v.r);
+      for (std::int64_t it = 0; it < s.inner; ++it) {
+        P::loop(0, n, s.row_grain, [&](std::int64_t lo, std::int64_t hi) { multiply_rows(a, v.p, v.q, lo, hi); });
+        const double alpha = rho / dot(v.p, v.q);
+        vector_loop([&](std::int64_t i) {
+          v.z[i] += alpha * v.p[i];
+          v.r[i] -= alpha * v.q[i];
+        });
+        const double rho_next = dot(v.r, v.r);
+        // An exactly zero residual means z is the solution; another step
+        // would divide 0 by 0.
+        if (rho_next == 0.0) break;
+        const double beta = rho_next / rho;
+        rho = rho_next;
+        vector_loop([&](std::int64_t i) { v.p[i] = v.r[i] + beta * v.p[i]; });
+      }
+      x_dot_z = dot(v.x, v.z);
     }
+    P::single([&] { eigenvalue = 1.0 / x_dot_z; });
   });
+  return eigenvalue;
 }
 
 }  // namespace cg

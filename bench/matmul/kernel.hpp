@@ -54,6 +54,7 @@ inline void multiply_add_block(const double* a, std::size_t lda, const double* b
     for (std::size_t k = 0; k < m; ++k) {
       const double a_ik = a[i * lda + k];
       const double* b_row = b + k * ldb;
+#pragma omp simd
       for (std::size_t j = 0; j < m; ++j) c_row[j] += a_ik * b_row[j];
     }
   }

@@ -94,6 +94,19 @@ fiber_pool::~fiber_pool() {
   for (fiber* f : all_) destroy_fiber(f);
 }
 
+fiber_pool& fiber_pool::shared(std::size_t stack_bytes, fiber_start_fn start) {
+  // Called only while no pool runs (at runtime start), so no fiber of an
+  // old pool is in use when it is replaced. Never destroyed: the implicit
+  // runtime stops at program exit, after function-local statics would be
+  // gone, and still returns its fibers here; the stacks go with the process.
+  static fiber_pool* pool = nullptr;
+  if (pool == nullptr || pool->stack_bytes_ != stack_bytes || pool->start_ != start) {
+    delete pool;
+    pool = new fiber_pool(stack_bytes, start);
+  }
+  return *pool;
+}
+
 fiber* fiber_pool::take_shared() {
   std::lock_guard lock(mutex_);
   if (shared_.empty()) return nullptr;

@@ -108,9 +108,14 @@ void install_stack_guard(std::size_t configured_stack_bytes);
 void install_alt_stack_for_thread();
 void remove_alt_stack_for_thread();
 
-// Pool of reset fibers: a per-worker cache in front of a shared list.
+// Pool of finished fibers: a per-worker cache in front of a shared list.
+// The shared list outlives a runtime: a program (or a benchmark runner) that
+// stops and starts pools reuses the stacks instead of mapping new ones.
 class fiber_pool {
  public:
+  // The process-wide pool for this stack size and start function; a pool
+  // of another size is emptied first.
+  static fiber_pool& shared(std::size_t stack_bytes, fiber_start_fn start);
   fiber_pool(std::size_t stack_bytes, fiber_start_fn start) : stack_bytes_(stack_bytes), start_(start) {}
   ~fiber_pool();
   fiber* take_shared();                  // nullptr if the shared list is empty

@@ -76,7 +76,7 @@ runtime_state::runtime_state(settings s)
       places(make_placement(cfg.topo, cfg.places, cfg.workers,
                             static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))),
       eng(make_threaded_engine(cfg.seed)),
-      fibers(cfg.stack_bytes, &fiber_main) {
+      fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
   policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
   // ThreadSanitizer keeps a shadow call stack per fiber and cannot follow a

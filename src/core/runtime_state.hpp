@@ -51,7 +51,7 @@ struct runtime_state {
   placement places;
   std::unique_ptr<engine> eng;
   std::unique_ptr<policy_base> policy;
-  fiber_pool fibers;
+  fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
   injector roots;
   std::atomic<int> roots_in_flight{0};
