@@ -326,6 +326,9 @@ int main(int argc, char** argv) {
         c.summary = inst->summary();
         if (timed) c.seconds.push_back(s);
       }
+      if (!opt.quiet)
+        std::fprintf(stderr, "  round %d/%d done (%s)\n", round + 1, opt.warmup + opt.reps,
+                     timed ? "timed" : "warm-up");
     }
     for (auto& c : cells) {
       all_verified = all_verified && c.verified;
