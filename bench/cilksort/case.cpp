@@ -21,8 +21,9 @@ class cilksort_instance final : public bench::instance {
   }
   void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
   void run(const bench::variant& v) override {
+    const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() {
-      P::run([&] { cilksort::sort<P>(data_.data(), scratch_.data(), static_cast<std::int64_t>(data_.size()), cutoffs_); });
+      P::run([&] { cilksort::sort<P>(data_.data(), scratch_.data(), n, cutoffs_); });
     });
   }
   std::string verify() override {

@@ -23,10 +23,10 @@ class quicksort_instance final : public bench::instance {
   }
   void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
   void run(const bench::variant& v) override {
+    const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() {
-      P::run([&] {
-        quicksort::sort<P>(data_.data(), scratch_.data(), static_cast<std::int64_t>(data_.size()), true, cutoffs_);
-      });
+      // The sorted result ends in data_ (home); scratch_ is the second buffer.
+      P::run([&] { quicksort::sort<P>(data_.data(), scratch_.data(), n, true, cutoffs_); });
     });
   }
   std::string verify() override {
@@ -54,12 +54,14 @@ const bench::registrar registered{{
       const auto n = p.get("n", 100'000, 4'000'000, 134'217'728, s,
                            "doubles to sort (full: 2^27 = 1 GB, a 2 GB working set with the second buffer, as the "
                            "paper's largest)");
-      const auto sort_cutoff = p.get("sort_cutoff", 512, 8192, 8192, s,
-                                     "at most this many elements are sorted sequentially (8192 doubles = the paper's 64 KB)");
+      const auto sort_cutoff =
+          p.get("sort_cutoff", 512, 8192, 8192, s,
+                "at most this many elements are sorted sequentially (8192 doubles = the paper's 64 KB)");
       const auto block = p.get("block", 256, 8192, 8192, s,
                                "elements per partition block (8192 doubles = the paper's 64 KB)");
       if (n < 0) throw std::invalid_argument("n must not be negative");
-      if (sort_cutoff < 3) throw std::invalid_argument("sort_cutoff must be at least 3 (the pivot is a median of three)");
+      if (sort_cutoff < 3)
+        throw std::invalid_argument("sort_cutoff must be at least 3 (the pivot is a median of three)");
       if (block < 1) throw std::invalid_argument("block must be at least 1");
       return std::make_unique<quicksort_instance>(n, quicksort::cutoffs{sort_cutoff, block});
     }}};
