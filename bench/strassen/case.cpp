@@ -14,10 +14,11 @@ struct seven_way {
   static constexpr double initial_c = std::numeric_limits<double>::quiet_NaN();
   // Strassen adds in another order than the triple loop and forms sums of
   // quadrants, so rounding differs from the reference. Measured on these
-  // inputs (entries uniform in [-1, 1)): |C - reference| / max |C| up to
-  // about 1e-14 at n = 4096 (see README.md). 1e-8 leaves a wide margin for
-  // larger n and blocks while any misplaced or missing product, which moves
-  // elements by about max |C| / 5, still fails.
+  // inputs (entries uniform in [-1, 1)), block 16, |C - reference| / max |C|
+  // is about 3e-14 at n = 1024, 2e-13 at 4096 and 4e-13 at 8192, growing
+  // 2-3x per doubling of n. 1e-8 leaves a margin of 10^4 and more, while a
+  // misplaced or missing product, which moves elements by about max |C| / 5,
+  // still fails.
   static constexpr double tolerance = 1e-8;
   template <class P, class M>
   static void run(M a, M b, M c, std::size_t n, std::size_t block) {
@@ -25,12 +26,17 @@ struct seven_way {
   }
 };
 
-// tiny: two levels of recursion; quick: about a second serially on one core
-// of the 2-core development machine; full: the paper's size and base case.
-constexpr matmul::defaults sides{64, 1024, 8192};
-constexpr matmul::defaults blocks{16, 32, 16};
-constexpr std::int64_t check_rows_full = 64;
-const char* const side_meaning = "side of the square matrices, a power of two (full: NUMA-WS's 8k)";
+// tiny: two levels of recursion; quick: about half a second serially on one
+// core of the 2-core development machine. Every size uses the paper's 16 x 16
+// base case. The paper's 8k x 8k fits in memory (3 GB peak) but takes about
+// 150 s serially there, so full is the largest size under a minute or two:
+// 4096 (about 20 s); --param n=8192 runs the paper's size.
+constexpr matmul::defaults sides{64, 1024, 4096};
+constexpr matmul::defaults blocks{16, 16, 16};
+constexpr std::int64_t check_rows_full = 128;
+const char* const side_meaning =
+    "side of the square matrices, a power of two (NUMA-WS: 8k, ~150 s serially on the 2-core development "
+    "machine; full uses 4096)";
 
 const bench::registrar row_major{{
     "strassen",
