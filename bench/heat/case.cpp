@@ -1,7 +1,8 @@
 // heat and heat-l2: the Jacobi five-point stencil of kernel.hpp on a grid far
-// larger than the caches (memory bound) and on a grid whose two copies just
-// exceed one core's L2 but fit in the L2s of two cores, where keeping each
-// core on its own rows step after step pays (iterative data locality).
+// larger than the caches (memory bound) and on a grid whose two copies
+// overflow one core's L2 while each of two cores touches only half of them,
+// so keeping each core on its own rows step after step pays (iterative data
+// locality).
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -56,7 +57,8 @@ class heat_instance final : public bench::instance {
     std::ostringstream why;
     why.precision(17);
     why << wrong << " of " << cells() << " cells differ from the serial result; first at row " << first / n_
-        << ", column " << first % n_ << ": " << result_[first] << ", expected " << reference_[static_cast<std::size_t>(first)];
+        << ", column " << first % n_ << ": " << result_[first] << ", expected "
+        << reference_[static_cast<std::size_t>(first)];
     return why.str();
   }
 
@@ -98,8 +100,9 @@ const bench::registrar memory_bound{{
 const bench::registrar l2_resident{{
     "heat-l2",
     "ADWS (seed 003), section 6.2: Heat2D (iterative data locality); CATS (seed 002), section 4: Heat",
-    "The heat stencil on a 448 x 448 grid: the two grids (3.2 MB) exceed one core's L2 but fit in two, so "
-    "a schedule that keeps each core on the same rows every step can run superlinearly faster.",
+    "The heat stencil on a 448 x 448 grid: the two grids (3.2 MB) overflow one core's L2, while two cores "
+    "each touch half of them, so a schedule that keeps each core on the same rows every step can run "
+    "superlinearly faster.",
     true,
     [](bench::size_class s, bench::params& p) {
       const auto n = p.get("n", 448, 448, 448, s, "grid side (cells); two grids of n*n doubles");

@@ -16,13 +16,20 @@ inline constexpr double diffusion = 0.2;
 
 // Rows [lo, hi) of dst from src; both grids are n x n and the rows are
 // interior (1 <= lo, hi <= n - 1). Columns 0 and n - 1 are boundary.
-inline void update_rows(const double* __restrict__ src, double* __restrict__ dst, std::int64_t n, std::int64_t lo,
-                        std::int64_t hi) {
+inline void update_rows(const double* src, double* dst, std::int64_t n, std::int64_t lo, std::int64_t hi) {
   for (std::int64_t i = lo; i < hi; ++i) {
     const double* up = src + (i - 1) * n;
     const double* mid = src + i * n;
     const double* down = src + (i + 1) * n;
     double* out = dst + i * n;
+    // Vectorized for every backend (the suite is built with OpenMP; the
+    // pragma adds no threads): at -O2 GCC's cost model leaves this loop
+    // scalar, as it would need an alias check and a remainder loop, and
+    // scalar code is bound by instructions rather than by the caches (heat-l2
+    // on one core ran about 1.6 times slower scalar). Each cell is still
+    // computed by the same operations in the same order, so the result is
+    // the same bit for bit.
+#pragma omp simd
     for (std::int64_t j = 1; j < n - 1; ++j)
       out[j] = mid[j] + diffusion * (up[j] + down[j] + mid[j - 1] + mid[j + 1] - 4.0 * mid[j]);
   }
