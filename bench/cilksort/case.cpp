@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cilksort/kernel.hpp"
+#include "common/check.hpp"
 #include "common/harness.hpp"
 
 namespace {
@@ -26,12 +27,8 @@ class cilksort_instance final : public bench::instance {
       P::run([&] { cilksort::sort<P>(data_.data(), scratch_.data(), n, cutoffs_); });
     });
   }
-  std::string verify() override {
-    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
-    if (got == data_.end()) return "";
-    return "element " + std::to_string(got - data_.begin()) + " is " + std::to_string(*got) + ", expected " +
-           std::to_string(*want);
-  }
+  std::string verify() override { return bench::first_difference(data_, expected_, "expected"); }
+
   std::string summary() override { return "sorted " + std::to_string(data_.size()) + " 64-bit integers"; }
 
  private:

@@ -26,7 +26,24 @@
 
 namespace bench {
 
-struct serial_backend {
+// region, single and run for implementations whose constructs need no team
+// set up around them: each runs its function once, in place.
+struct runs_in_place {
+  template <class Fn>
+  static void region(Fn&& fn) {
+    fn();
+  }
+  template <class Fn>
+  static void single(Fn&& fn) {
+    fn();
+  }
+  template <class Fn>
+  static void run(Fn&& fn) {
+    fn();
+  }
+};
+
+struct serial_backend : runs_in_place {
   template <class F, class G>
   static void fork2(F&& f, G&& g) {
     f();
@@ -39,18 +56,6 @@ struct serial_backend {
   template <class Body>
   static double reduce(std::int64_t lo, std::int64_t hi, std::int64_t, Body&& body) {
     return lo < hi ? body(lo, hi) : 0.0;
-  }
-  template <class Fn>
-  static void region(Fn&& fn) {
-    fn();
-  }
-  template <class Fn>
-  static void single(Fn&& fn) {
-    fn();
-  }
-  template <class Fn>
-  static void run(Fn&& fn) {
-    fn();
   }
 };
 

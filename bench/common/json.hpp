@@ -5,28 +5,11 @@
 #include <cstdio>
 #include <string>
 
+#include "util/json_string.hpp"
+
 namespace json {
 
-inline std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+inline std::string quote(const std::string& s) { return locus::detail::json_string(s); }
 
 class object {
  public:

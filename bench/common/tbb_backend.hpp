@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <functional>
 
+#include "common/backend.hpp"
+
 namespace bench {
 
-struct tbb_backend {
+struct tbb_backend : runs_in_place {
   // Set by the runner from the variant.
   static inline bool affinity = false;
 
@@ -47,18 +49,6 @@ struct tbb_backend {
       return tbb::parallel_reduce(range, 0.0, piece, std::plus<>(), partitioner);
     }
     return tbb::parallel_reduce(range, 0.0, piece, std::plus<>(), tbb::auto_partitioner());
-  }
-  template <class Fn>
-  static void region(Fn&& fn) {
-    fn();
-  }
-  template <class Fn>
-  static void single(Fn&& fn) {
-    fn();
-  }
-  template <class Fn>
-  static void run(Fn&& fn) {
-    fn();
   }
 };
 

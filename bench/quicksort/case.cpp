@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/check.hpp"
 #include "common/harness.hpp"
 #include "quicksort/kernel.hpp"
 
@@ -29,14 +30,8 @@ class quicksort_instance final : public bench::instance {
       P::run([&] { quicksort::sort<P>(data_.data(), scratch_.data(), n, true, cutoffs_); });
     });
   }
-  std::string verify() override {
-    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
-    if (got == data_.end()) return "";
-    std::ostringstream s;
-    s.precision(17);
-    s << "element " << got - data_.begin() << " is " << *got << ", expected " << *want;
-    return s.str();
-  }
+  std::string verify() override { return bench::first_difference(data_, expected_, "expected"); }
+
   std::string summary() override { return "sorted " + std::to_string(data_.size()) + " doubles"; }
 
  private:

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/check.hpp"
 #include "common/harness.hpp"
 #include "rrm/kernel.hpp"
 
@@ -28,14 +29,8 @@ class rrm_instance final : public bench::instance {
     const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() { P::run([&] { rrm::repeated_map<P>(data_.data(), n, shape_); }); });
   }
-  std::string verify() override {
-    const auto [got, want] = std::mismatch(data_.begin(), data_.end(), expected_.begin());
-    if (got == data_.end()) return "";
-    std::ostringstream s;
-    s.precision(17);
-    s << "element " << got - data_.begin() << " is " << *got << ", serial gives " << *want;
-    return s.str();
-  }
+  std::string verify() override { return bench::first_difference(data_, expected_, "serial gives"); }
+
   std::string summary() override {
     std::ostringstream s;
     s << "mapped " << data_.size() << " doubles, alpha " << shape_.alpha;

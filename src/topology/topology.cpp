@@ -3,6 +3,8 @@
 // and placement rules are summarized in README.md next to this file.
 #include "topology/topology.hpp"
 
+#include "util/json_string.hpp"
+
 #include <hwloc.h>
 
 #include <algorithm>
@@ -596,27 +598,6 @@ void describe_distances(std::ostringstream& out, const placement& pl) {
   }
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string json_array(const std::vector<int>& values) {
   std::string out = "[";
