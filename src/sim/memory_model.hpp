@@ -1,0 +1,165 @@
+// The simulator's memory model: the caches of a machine model's topology
+// (set-associative LRU, private or shared as the topology says), the homes
+// of pages, and what each access costs by where it is served. Deterministic
+// and single-threaded: the same accesses in the same order give the same
+// counts and cycles.
+//
+// The rules (see also src/sim/README.md):
+// - Granularity: blocks of `block_bytes` (the cache line unless a coarser
+//   block is chosen); an access touching n blocks is n block accesses.
+// - Each core looks up its chain of caches, innermost first (L1, L2, the
+//   L3 it shares). A hit is served at that level; the levels inside it are
+//   filled. Caches of level 4 and above are not modeled.
+// - A miss in the whole chain is served by another L3 instance holding the
+//   block (a remote L3 hit; the nearest by NUMA distance, ties to the lowest
+//   cache index), else by DRAM at the page's home node. Every level of the
+//   chain is filled. Only L3s are searched: a block left only in another
+//   core's L1 or L2 comes from DRAM.
+// - Non-inclusive: an eviction from one level leaves the others alone, and
+//   a hit at an outer level does not refresh the inner ones.
+// - Coherence by write-invalidate: after a write, the block is in no cache
+//   outside the writer's chain (other cores' private caches, other L3s).
+//   Invalidation takes no time itself; it costs the misses it causes. Dirty
+//   state, write-backs and upgrade traffic are not modeled.
+// - Costs: L1, L2 and own-L3 hits cost the latency table's figures; remote
+//   L3 hits and DRAM accesses cost the machine model's remote rule at the
+//   NUMA distance between the core's node and the node of the L3 or page.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/block_directory.hpp"
+#include "sim/lru_cache.hpp"
+#include "sim/machine_model.hpp"
+#include "sim/page_homes.hpp"
+
+namespace locus::detail::sim {
+
+enum class access_kind : std::uint8_t { read, write };
+
+// Where a block access was served.
+enum class served_by : std::uint8_t { l1, l2, local_l3, remote_l3, local_dram, remote_dram };
+inline constexpr std::size_t served_by_count = 6;
+
+const char* to_string(served_by where);
+
+// Block accesses by where they were served, and the cycles they cost.
+struct access_counts {
+  std::array<std::uint64_t, served_by_count> served{};
+  cycles total_cycles = 0;
+
+  std::uint64_t operator[](served_by where) const {
+    return served[static_cast<std::size_t>(where)];
+  }
+  std::uint64_t accesses() const;
+  access_counts& operator+=(const access_counts& other);
+  bool operator==(const access_counts&) const = default;
+};
+
+struct memory_options {
+  // 0: the topology's cache line (the largest, if levels differ; 64 with no
+  // caches). Otherwise a power of two, at least the line, at most a page.
+  std::uint64_t block_bytes = 0;
+  std::uint64_t page_bytes = 4096;  // a power of two
+  page_policy policy = page_policy::first_touch;
+};
+
+// What the model made of one cache of the topology, for reports.
+struct cache_geometry {
+  int level = 0;
+  std::vector<int> cores;
+  std::uint64_t sets = 0;
+  int ways = 0;
+};
+
+class memory_model {
+ public:
+  // Throws config_error for a block or page size it cannot use.
+  explicit memory_model(const machine_model& machine, const memory_options& options = {});
+
+  // `core` reads or writes bytes [address, address + bytes). Returns this
+  // access's counts and cycles and adds them to the core's counters.
+  // Throws std::out_of_range for a bad core or a range reaching the last
+  // byte of the address space.
+  access_counts access(int core, std::uint64_t address, std::uint64_t bytes, access_kind kind);
+
+  // Homes the pages overlapping [address, address + bytes) on `node`, or
+  // interleaved over all nodes by page number; pages that had a home move.
+  void bind(std::uint64_t address, std::uint64_t bytes, int node);
+  void interleave(std::uint64_t address, std::uint64_t bytes);
+  // The page's home, or nullopt while it has none (never accessed, bound or
+  // interleaved).
+  std::optional<int> home_of(std::uint64_t address) const;
+
+  // Cumulative since construction or the last reset.
+  const access_counts& counters(int core) const;
+  void reset_counters();
+
+  std::uint64_t block_bytes() const { return block_bytes_; }
+  std::uint64_t page_bytes() const { return page_bytes_; }
+  page_policy policy() const { return homes_.policy(); }
+  std::vector<cache_geometry> geometry() const;
+
+ private:
+  struct modeled_cache {
+    lru_cache cache;
+    served_by kind;  // l1, l2 or local_l3: what a hit in it counts as
+    int node;        // NUMA node of its first core
+    int level;
+    std::vector<int> cores;
+    // Its holder in the directory: the core's number for an L1 or L2
+    // private to one core (a core's private caches share one holder, so
+    // moving a block between them needs no directory update); a number
+    // after the cores' for an L3 or a shared L1/L2.
+    int holder;
+  };
+
+  served_by access_block(int core, std::uint64_t block, access_kind kind, cycles& cost);
+  served_by serve_miss(int core, std::uint64_t block, cycles& cost);
+  // `cache` evicted `block`: its holder loses it unless another cache of
+  // the same holder still has it.
+  void forget(int cache, std::uint64_t block);
+  // Directory bits of the holders of the first `levels` caches of the
+  // core's chain; levels = the chain's length gives the whole chain.
+  const std::uint64_t* chain_bits(int core, std::size_t levels) const;
+  void invalidate_outside_chain(int core, std::uint64_t block);
+  // Pages [first, last] overlapped by [address, address + bytes); false
+  // for bytes == 0.
+  bool page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
+                  std::uint64_t& last) const;
+  void check_node(int node) const;
+
+  std::uint64_t block_bytes_;
+  int block_shift_;
+  std::uint64_t page_bytes_;
+  int blocks_per_page_shift_;
+  int num_nodes_;
+
+  std::vector<modeled_cache> caches_;
+  std::vector<std::vector<int>> holder_caches_;  // per holder: its caches
+  std::vector<std::vector<int>> chains_;         // per core: cache indices, innermost first
+  // Per core: how many caches at the start of its chain are its private
+  // holder's. A hit inside them needs no directory update.
+  std::vector<std::size_t> private_levels_;
+  std::vector<int> core_node_;
+  // Per core, chain length + 1 bit sets (directory words each): the holder
+  // bits of its first 0, 1, ... caches, starting at its offset.
+  std::vector<std::uint64_t> chain_prefix_bits_;
+  std::vector<std::size_t> chain_prefix_offset_;
+  std::vector<std::uint64_t> l3_holder_bits_;    // directory bits of every L3
+  std::array<cycles, served_by_count> hit_cycles_{};  // l1, l2, local_l3
+  std::vector<int> distance_;                    // [from * nodes + to]
+  std::vector<cycles> remote_l3_cycles_;         // [from * nodes + holder node]
+  std::vector<cycles> dram_cycles_;              // [from * nodes + home node]
+
+  block_directory directory_;
+  page_homes homes_;
+  std::vector<access_counts> counters_;
+  std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's copy
+};
+
+}  // namespace locus::detail::sim
