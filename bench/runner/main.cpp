@@ -117,13 +117,12 @@ options parse(int argc, char** argv) {
       usage();
       std::exit(0);
     } else if (a == "--list") {
+      // Building a tiny instance is how a benchmark declares its parameters.
       for (auto& b : bench::registry()) {
-        bench::params p;
-        b.make(bench::size_class::tiny, p);
         std::printf("%s%s\n", b.name.c_str(), b.uses_loops ? " (loops)" : "");
-        bench::params q;
-        b.make(bench::size_class::tiny, q);
-        for (const auto& [k, meaning] : q.meanings()) std::printf("  %-10s %s\n", k.c_str(), meaning.c_str());
+        bench::params declared;
+        b.make(bench::size_class::tiny, declared);
+        for (const auto& [k, meaning] : declared.meanings()) std::printf("  %-12s %s\n", k.c_str(), meaning.c_str());
       }
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + a + " (see --help)");
@@ -257,8 +256,11 @@ int main(int argc, char** argv) {
     for (const auto& v : named) {
       if (v.kind != bench::impl::locus) continue;
       const auto policies = locus::available_policies();
-      if (std::find(policies.begin(), policies.end(), v.policy) == policies.end())
-        throw std::invalid_argument("variant \"" + v.name + "\": unknown locus policy");
+      if (std::find(policies.begin(), policies.end(), v.policy) == policies.end()) {
+        std::string accepted;
+        for (const auto& p : policies) accepted += " locus:" + p;
+        throw std::invalid_argument("variant \"" + v.name + "\": unknown locus policy; accepted:" + accepted);
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locus-bench: %s\n", e.what());
