@@ -60,7 +60,7 @@ class task_group {
   task_group(const task_group&) = delete;
   task_group& operator=(const task_group&) = delete;
   ~task_group() noexcept(false) {
-    if (needs_sync()) {
+    if (used_) {
       if (std::uncaught_exceptions() > 0) {
         try { sync(); } catch (...) {}
       } else {
@@ -74,7 +74,7 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
     used_ = true;
-    detail::spawn_request req{w, &state_, std::addressof(f), &trampoline<F>, {&state_, *w}};
+    detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
 #endif
@@ -104,11 +104,9 @@ class task_group {
   void sync() {
     if (!used_) return;
     used_ = false;
-    // Trivial sync: no continuation was stolen and no child was queued, so
-    // every child already ran on this worker.
-    if (state_.stolen || state_.parent_first_pending != 0 || state_.external_waiter != nullptr ||
-        state_.outstanding.load(std::memory_order_acquire) != 0) [[unlikely]]
-      detail::sync_group(state_);
+    // Trivial sync: nothing was stolen, routed or submitted from outside,
+    // and no child is queued, so every child already ran on this worker.
+    if (state_.stolen || state_.parent_first_pending != 0) [[unlikely]] detail::sync_group(state_);
     if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
       std::exception_ptr e = std::move(state_.error);
       state_.error = nullptr;
@@ -118,15 +116,13 @@ class task_group {
   }
 
  private:
-  bool needs_sync() const noexcept { return used_; }
-
   template <class F>
   static void trampoline(detail::spawn_request& req) {
     using stored = std::decay_t<F>;
     // Move (or copy, for an lvalue) the callable onto the child's own stack
     // before the parent can be stolen and its frame go away.
     stored local(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(req.callable)));
-    detail::group_state* group = req.group;
+    detail::group_state* group = req.parent.group;
     detail::publish_parent(req);  // req is dead after this: it lives on the parent's stack
     try {
       local();

@@ -89,6 +89,16 @@ void set_running_fiber(fiber* f) noexcept;
 // from stopped, and finish the sanitizer bookkeeping.
 inline switch_msg* arrive(transfer t) noexcept;
 
+// Every move onto another stack, however it is made (a Boost.Context jump
+// or the x86-64 stack call), announces itself here first: to the sanitizers,
+// and as the running fiber. `left` is the fiber we leave if it will be
+// resumed, or nullptr if it is finished.
+inline void enter_fiber(fiber* left, fiber* to) noexcept {
+  sanitizers::start_switch(left != nullptr ? &left->asan_fake_stack : nullptr, to->stack_low(),
+                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
+  set_running_fiber(to);
+}
+
 // Jumps to `to`. Returns when some fiber switches back to `from`, with the
 // message that fiber sent (already passed through arrive()). Inline, so the
 // switch adds no call frame: every frame open across a switch costs a
@@ -96,9 +106,7 @@ inline switch_msg* arrive(transfer t) noexcept;
 // other fiber's call sites).
 inline switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) noexcept {
   msg->from = from;
-  sanitizers::start_switch(from_finished ? nullptr : &from->asan_fake_stack, to->stack_low(),
-                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
-  set_running_fiber(to);
+  enter_fiber(from_finished ? nullptr : from, to);
   return arrive(boost::context::detail::jump_fcontext(to->ctx, msg));
 }
 

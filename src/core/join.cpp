@@ -88,6 +88,16 @@ bool g_spawn_on_stack = true;
 
 namespace {
 
+// The child's return: if the parent is still at the bottom of this
+// worker's deque, nothing was stolen; pop it and give it back its hint.
+// Returns the worker that resumes the parent, or nullptr if it was stolen.
+worker* take_back_parent(const frame* parent_frame, std::int32_t parent_hint) {
+  worker& now_on = this_worker();
+  if (now_on.deque.pop() != parent_frame) [[unlikely]] return nullptr;
+  now_on.hint = parent_hint;
+  return &now_on;
+}
+
 // The child's return with its parent stolen: the child's fiber stays on this
 // worker and becomes its scheduling fiber. After the decrement the group may
 // be gone unless it says the parent waits for exactly us.
@@ -103,22 +113,17 @@ void* spawned_body(void* arg) {
   auto& req = *static_cast<spawn_request*>(arg);
   fiber* child = running_fiber();
   sanitizers::finish_switch(child->asan_fake_stack);
-  group_state* group = req.group;
+  group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
   fiber* parent_fiber = static_cast<fiber*>(req.parent.fiber);
   const std::int32_t parent_hint = req.spawner->hint;
 
   req.trampoline(req);  // publishes the parent, runs the child
 
-  worker& now_on = this_worker();
-  if (now_on.deque.pop() == parent_frame) [[likely]] {
+  if (worker* now_on = take_back_parent(parent_frame, parent_hint)) [[likely]] {
     // Nothing stolen: return into the parent, which releases this fiber.
-    now_on.hint = parent_hint;
-    now_on.pending_release = child;
-    sanitizers::start_switch(nullptr, parent_fiber->stack_low(),
-                             parent_fiber->is_thread_stack ? 0 : parent_fiber->stack_bytes(),
-                             parent_fiber->tsan_fiber);
-    set_running_fiber(parent_fiber);
+    now_on->pending_release = child;
+    enter_fiber(nullptr, parent_fiber);
     return req.parent.saved_sp;
   }
   run_scheduler(child_done_parent_stolen(group));
@@ -130,16 +135,14 @@ void* spawned_body(void* arg) {
 inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   worker& w = static_cast<worker&>(*req.spawner);
   req.parent.fiber = parent_fiber;
-  group_state* group = req.group;
+  group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
   const std::int32_t parent_hint = w.hint;
 
   req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
 
-  worker& now_on = this_worker();
-  if (now_on.deque.pop() == parent_frame) [[likely]] {
+  if (take_back_parent(parent_frame, parent_hint) != nullptr) [[likely]] {
     // Nothing stolen: straight back to the parent; this fiber is finished.
-    now_on.hint = parent_hint;
     switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
     switch_fiber(running_fiber(), parent_fiber, &msg, true);
     __builtin_unreachable();
@@ -156,9 +159,7 @@ void spawn_child(worker_view& spawner, spawn_request& req) {
     fiber* parent_fiber = running_fiber();
     fiber* child = w.fibers.take();
     req.parent.fiber = parent_fiber;
-    sanitizers::start_switch(&parent_fiber->asan_fake_stack, child->stack_low(), child->stack_bytes(),
-                             child->tsan_fiber);
-    set_running_fiber(child);
+    enter_fiber(parent_fiber, child);
     locus_call_on_stack(&req.parent.saved_sp, child->stack_top(), &spawned_body, &req);
     // Back on our own stack: the child returned, or a thief resumed us.
     sanitizers::finish_switch(parent_fiber->asan_fake_stack);
@@ -205,6 +206,7 @@ void publish_parent(spawn_request& req) noexcept {
 
 namespace {
 void sync_from_outside(group_state& g) {
+  g.stolen = false;
   if (g.outstanding.load(std::memory_order_acquire) == 0) return;
   std::binary_semaphore done{0};
   g.external_waiter = &done;
@@ -357,6 +359,7 @@ void spawn_external(group_state& g, frame* job) {
   runtime_state& rt = pool();
   job->run = &run_external_job;
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  g.stolen = true;  // runs elsewhere: sync must wait for it
   submit_root(rt, job);
 }
 

@@ -105,14 +105,7 @@ runtime_state::runtime_state(settings s)
 
 runtime_state::~runtime_state() {
   stopping.store(true, std::memory_order_seq_cst);
-  for (auto& w : workers) {
-    std::uint32_t parked = 1;
-    if (w->park_word.load(std::memory_order_seq_cst) == 1 &&
-        w->park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel)) {
-      g_idle_state.fetch_add(1 - (std::uint64_t{1} << 32), std::memory_order_acq_rel);
-      eng->wake(w->park_word);
-    }
-  }
+  for (auto& w : workers) wake_if_parked(*this, *w);
   eng->join_workers();
 }
 
@@ -120,8 +113,7 @@ void submit_root(runtime_state& rt, frame* f) {
   rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst);
   rt.roots.push(f);
   // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-  const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
-  if ((idle >> 32) != 0 && static_cast<std::uint32_t>(idle) == 0) wake_one_sleeper(rt);
+  if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
 }
 
 }  // namespace detail

@@ -71,5 +71,7 @@ void submit_root(runtime_state& rt, frame* f);
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);
 void wake_one_sleeper(runtime_state& rt) noexcept;
+// Wakes w if it sleeps; returns whether it did (scheduler.cpp).
+bool wake_if_parked(runtime_state& rt, worker& w) noexcept;
 
 }  // namespace locus::detail

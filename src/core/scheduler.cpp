@@ -32,8 +32,7 @@ void leave_searching(runtime_state& rt, bool found_by_stealing) {
   const std::uint64_t after = g_idle_state.fetch_sub(1, std::memory_order_acq_rel) - 1;
   // Go-style spreading: the last searcher that found work wakes a sleeper
   // to search in its place, since where there was one frame there may be more.
-  if (found_by_stealing && (after >> 32) != 0 && static_cast<std::uint32_t>(after) == 0)
-    wake_one_sleeper(rt);
+  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt);
 }
 
 bool work_visible(runtime_state& rt) {
@@ -43,18 +42,27 @@ bool work_visible(runtime_state& rt) {
   return false;
 }
 
-void unpark_self(worker& w) {
+// Takes a parked worker out of its sleep (park_word 1 -> 0) and moves it
+// from sleeping to searching. Exactly one caller wins the claim: the
+// sleeper itself or one waker, so the counts stay exact.
+bool claim_parked(worker& w) noexcept {
   std::uint32_t parked = 1;
-  // If a waker already claimed us it also moved us back to searching.
-  if (w.park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel))
-    g_idle_state.fetch_add(1 - one_sleeping, std::memory_order_acq_rel);
+  if (w.park_word.load(std::memory_order_seq_cst) != 1 ||
+      !w.park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel))
+    return false;
+  g_idle_state.fetch_add(1 - one_sleeping, std::memory_order_acq_rel);
+  return true;
 }
+
 
 void sleep(worker& w, std::uint64_t nap_ns) {
   runtime_state& rt = *w.rt;
   w.park_word.store(1, std::memory_order_relaxed);
   g_idle_state.fetch_add(one_sleeping - 1, std::memory_order_seq_cst);
-  if (work_visible(rt) || rt.stopping.load(std::memory_order_seq_cst)) return unpark_self(w);
+  if (work_visible(rt) || rt.stopping.load(std::memory_order_seq_cst)) {
+    claim_parked(w);
+    return;
+  }
   w.counters.sleeps.bump();
   const bool computing = rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
   if (computing) {
@@ -62,7 +70,8 @@ void sleep(worker& w, std::uint64_t nap_ns) {
   } else {
     while (w.park_word.load(std::memory_order_acquire) == 1) rt.eng->wait(w.park_word, 1, 0);
   }
-  unpark_self(w);
+  // Woken by a waker, who claimed us, or by the timer: claim ourselves.
+  claim_parked(w);
 }
 
 // Returns a frame to run, or nullptr when the pool is stopping.
@@ -130,9 +139,7 @@ frame* find_work(worker& w) {
     // A spawn's parent saved by locus_call_on_stack (stack_call.hpp): the
     // parent releases this finished fiber when it arrives.
     w.pending_release = running_fiber();
-    sanitizers::start_switch(nullptr, target->stack_low(), target->is_thread_stack ? 0 : target->stack_bytes(),
-                             target->tsan_fiber);
-    set_running_fiber(target);
+    enter_fiber(nullptr, target);
     locus_resume_saved(sp);
   }
 #endif
@@ -172,18 +179,15 @@ void switch_activity(worker& w, activity next, std::uint64_t now_ns) noexcept {
   w.published_activity.store(static_cast<std::uint8_t>(next), std::memory_order_relaxed);
 }
 
+bool wake_if_parked(runtime_state& rt, worker& w) noexcept {
+  if (!claim_parked(w)) return false;
+  rt.eng->wake(w.park_word);
+  return true;
+}
+
 void wake_one_sleeper(runtime_state& rt) noexcept {
-  const std::size_t n = rt.workers.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    worker& w = *rt.workers[i];
-    std::uint32_t parked = 1;
-    if (w.park_word.load(std::memory_order_relaxed) == 1 &&
-        w.park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel)) {
-      g_idle_state.fetch_add(1 - one_sleeping, std::memory_order_acq_rel);
-      rt.eng->wake(w.park_word);
-      return;
-    }
-  }
+  for (auto& w : rt.workers)
+    if (wake_if_parked(rt, *w)) return;
 }
 
 void wake_for_new_work() noexcept {

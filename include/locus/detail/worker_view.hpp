@@ -40,10 +40,13 @@ worker_view* current_worker() noexcept;
 // Wakes a sleeping worker if work just appeared and no worker is looking for
 // it. Called after a push; its fast check is one relaxed load.
 extern std::atomic<std::uint64_t> g_idle_state;  // (sleeping << 32) | searching
+// Work appeared and nobody is looking for it, but somebody sleeps.
+inline bool sleeper_should_wake(std::uint64_t idle_state) noexcept {
+  return (idle_state >> 32) != 0 && static_cast<std::uint32_t>(idle_state) == 0;
+}
 void wake_for_new_work() noexcept;
 inline void notify_push() noexcept {
-  const std::uint64_t s = g_idle_state.load(std::memory_order_relaxed);
-  if ((s >> 32) != 0 && static_cast<std::uint32_t>(s) == 0) [[unlikely]] wake_for_new_work();
+  if (sleeper_should_wake(g_idle_state.load(std::memory_order_relaxed))) [[unlikely]] wake_for_new_work();
 }
 
 // A suspended fiber that can be resumed on any worker: through its saved
@@ -85,7 +88,9 @@ struct group_state {
   // stolen are added at sync), plus waiting_bias once the parent waits.
   std::atomic<std::int64_t> outstanding{0};
   static constexpr std::int64_t waiting_bias = std::int64_t{1} << 40;
-  bool stolen = false;              // a continuation of the parent was stolen
+  // Some child may be running elsewhere: a continuation of the parent was
+  // stolen, or a child was routed by the policy or submitted from outside.
+  bool stolen = false;
   std::int32_t parent_first_pending = 0;  // parent-first jobs pushed, not yet popped
   std::atomic<bool> has_error{false};
   std::exception_ptr error;
@@ -119,7 +124,6 @@ struct spawn_continuation : continuation {
 // runs it.
 struct spawn_request {
   worker_view* spawner;  // the child publishes the parent here, before it can migrate
-  group_state* group;
   void* callable;
   void (*trampoline)(spawn_request&);
   spawn_continuation parent;
