@@ -7,33 +7,34 @@
 #include <vector>
 
 #include "cilksort/kernel.hpp"
-#include "common/check.hpp"
-#include "common/harness.hpp"
+#include "common/array_instance.hpp"
 
 namespace {
 
-class cilksort_instance final : public bench::instance {
+std::vector<cilksort::element> random_integers(std::int64_t n) {
+  std::vector<cilksort::element> out(static_cast<std::size_t>(n));
+  std::mt19937_64 random(20190601);
+  for (auto& x : out) x = static_cast<cilksort::element>(random());
+  return out;
+}
+
+class cilksort_instance final : public bench::array_instance<cilksort::element> {
  public:
-  cilksort_instance(std::int64_t n, cilksort::cutoffs c) : cutoffs_(c), input_(n), data_(n), scratch_(n) {
-    std::mt19937_64 random(20190601);
-    for (auto& x : input_) x = static_cast<cilksort::element>(random());
-    expected_ = input_;
+  cilksort_instance(std::int64_t n, cilksort::cutoffs c)
+      : array_instance(random_integers(n), "expected"), cutoffs_(c), scratch_(static_cast<std::size_t>(n)) {
     std::sort(expected_.begin(), expected_.end());
   }
-  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() {
       P::run([&] { cilksort::sort<P>(data_.data(), scratch_.data(), n, cutoffs_); });
     });
   }
-  std::string verify() override { return bench::first_difference(data_, expected_, "expected"); }
-
   std::string summary() override { return "sorted " + std::to_string(data_.size()) + " 64-bit integers"; }
 
  private:
   cilksort::cutoffs cutoffs_;
-  std::vector<cilksort::element> input_, data_, scratch_, expected_;
+  std::vector<cilksort::element> scratch_;
 };
 
 const bench::registrar registered{{

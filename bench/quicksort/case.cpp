@@ -7,22 +7,25 @@
 #include <string>
 #include <vector>
 
-#include "common/check.hpp"
-#include "common/harness.hpp"
+#include "common/array_instance.hpp"
 #include "quicksort/kernel.hpp"
 
 namespace {
 
-class quicksort_instance final : public bench::instance {
+std::vector<double> random_doubles(std::int64_t n) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  std::mt19937_64 random(20200114);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (auto& x : out) x = uniform(random);
+  return out;
+}
+
+class quicksort_instance final : public bench::array_instance<double> {
  public:
-  quicksort_instance(std::int64_t n, quicksort::cutoffs c) : cutoffs_(c), input_(n), data_(n), scratch_(n) {
-    std::mt19937_64 random(20200114);
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    for (auto& x : input_) x = uniform(random);
-    expected_ = input_;
+  quicksort_instance(std::int64_t n, quicksort::cutoffs c)
+      : array_instance(random_doubles(n), "expected"), cutoffs_(c), scratch_(static_cast<std::size_t>(n)) {
     std::sort(expected_.begin(), expected_.end());
   }
-  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() {
@@ -30,13 +33,11 @@ class quicksort_instance final : public bench::instance {
       P::run([&] { quicksort::sort<P>(data_.data(), scratch_.data(), n, true, cutoffs_); });
     });
   }
-  std::string verify() override { return bench::first_difference(data_, expected_, "expected"); }
-
   std::string summary() override { return "sorted " + std::to_string(data_.size()) + " doubles"; }
 
  private:
   quicksort::cutoffs cutoffs_;
-  std::vector<double> input_, data_, scratch_, expected_;
+  std::vector<double> scratch_;
 };
 
 const bench::registrar registered{{

@@ -9,28 +9,28 @@
 #include <string>
 #include <vector>
 
-#include "common/check.hpp"
-#include "common/harness.hpp"
+#include "common/array_instance.hpp"
 #include "rrm/kernel.hpp"
 
 namespace {
 
-class rrm_instance final : public bench::instance {
+std::vector<double> random_doubles(std::int64_t n) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  std::mt19937_64 random(20210322);
+  std::uniform_real_distribution<double> uniform(1.0, 2.0);
+  for (auto& x : out) x = uniform(random);
+  return out;
+}
+
+class rrm_instance final : public bench::array_instance<double> {
  public:
-  rrm_instance(std::int64_t n, rrm::shape s) : shape_(s), input_(n), data_(n) {
-    std::mt19937_64 random(20210322);
-    std::uniform_real_distribution<double> uniform(1.0, 2.0);
-    for (auto& x : input_) x = uniform(random);
-    expected_ = input_;
+  rrm_instance(std::int64_t n, rrm::shape s) : array_instance(random_doubles(n), "serial gives"), shape_(s) {
     rrm::repeated_map<bench::serial_backend>(expected_.data(), n, shape_);
   }
-  void prepare() override { std::copy(input_.begin(), input_.end(), data_.begin()); }
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(data_.size());
     bench::dispatch(v, [&]<class P>() { P::run([&] { rrm::repeated_map<P>(data_.data(), n, shape_); }); });
   }
-  std::string verify() override { return bench::first_difference(data_, expected_, "serial gives"); }
-
   std::string summary() override {
     std::ostringstream s;
     s << "mapped " << data_.size() << " doubles, alpha " << shape_.alpha;
@@ -39,7 +39,6 @@ class rrm_instance final : public bench::instance {
 
  private:
   rrm::shape shape_;
-  std::vector<double> input_, data_, expected_;
 };
 
 const bench::registrar registered{{
