@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -12,6 +14,15 @@
 #include "common/harness.hpp"
 
 namespace bench {
+
+// n doubles uniform in [lo, hi) from a fixed seed: the same input every run.
+inline std::vector<double> random_doubles(std::int64_t n, std::uint64_t seed, double lo, double hi) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> uniform(lo, hi);
+  for (auto& x : out) x = uniform(random);
+  return out;
+}
 
 template <class T>
 class array_instance : public instance {

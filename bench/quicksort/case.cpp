@@ -12,18 +12,10 @@
 
 namespace {
 
-std::vector<double> random_doubles(std::int64_t n) {
-  std::vector<double> out(static_cast<std::size_t>(n));
-  std::mt19937_64 random(20200114);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  for (auto& x : out) x = uniform(random);
-  return out;
-}
-
 class quicksort_instance final : public bench::array_instance<double> {
  public:
   quicksort_instance(std::int64_t n, quicksort::cutoffs c)
-      : array_instance(random_doubles(n), "expected"), cutoffs_(c), scratch_(static_cast<std::size_t>(n)) {
+      : array_instance(bench::random_doubles(n, 20200114, 0.0, 1.0), "expected"), cutoffs_(c), scratch_(static_cast<std::size_t>(n)) {
     std::sort(expected_.begin(), expected_.end());
   }
   void run(const bench::variant& v) override {

@@ -14,17 +14,9 @@
 
 namespace {
 
-std::vector<double> random_doubles(std::int64_t n) {
-  std::vector<double> out(static_cast<std::size_t>(n));
-  std::mt19937_64 random(20210322);
-  std::uniform_real_distribution<double> uniform(1.0, 2.0);
-  for (auto& x : out) x = uniform(random);
-  return out;
-}
-
 class rrm_instance final : public bench::array_instance<double> {
  public:
-  rrm_instance(std::int64_t n, rrm::shape s) : array_instance(random_doubles(n), "serial gives"), shape_(s) {
+  rrm_instance(std::int64_t n, rrm::shape s) : array_instance(bench::random_doubles(n, 20210322, 1.0, 2.0), "serial gives"), shape_(s) {
     rrm::repeated_map<bench::serial_backend>(expected_.data(), n, shape_);
   }
   void run(const bench::variant& v) override {
