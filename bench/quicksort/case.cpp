@@ -15,7 +15,9 @@ namespace {
 class quicksort_instance final : public bench::array_instance<double> {
  public:
   quicksort_instance(std::int64_t n, quicksort::cutoffs c)
-      : array_instance(bench::random_doubles(n, 20200114, 0.0, 1.0), "expected"), cutoffs_(c), scratch_(static_cast<std::size_t>(n)) {
+      : array_instance(bench::random_doubles(n, 20200114, 0.0, 1.0), "expected"),
+        cutoffs_(c),
+        scratch_(static_cast<std::size_t>(n)) {
     std::sort(expected_.begin(), expected_.end());
   }
   void run(const bench::variant& v) override {

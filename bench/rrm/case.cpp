@@ -16,7 +16,8 @@ namespace {
 
 class rrm_instance final : public bench::array_instance<double> {
  public:
-  rrm_instance(std::int64_t n, rrm::shape s) : array_instance(bench::random_doubles(n, 20210322, 1.0, 2.0), "serial gives"), shape_(s) {
+  rrm_instance(std::int64_t n, rrm::shape s)
+      : array_instance(bench::random_doubles(n, 20210322, 1.0, 2.0), "serial gives"), shape_(s) {
     rrm::repeated_map<bench::serial_backend>(expected_.data(), n, shape_);
   }
   void run(const bench::variant& v) override {
