@@ -87,13 +87,15 @@ frame* find_work(worker& w) {
   std::uint64_t nap = tunables::min_nap_ns;
   unsigned spins = 0;
   for (;;) {
-    if (frame* f = policy.find_local_work(w)) {
-      leave_searching(rt, false);
-      switch_activity(w, activity::work, eng.now_ns());
-      return f;
-    }
-    if (frame* f = rt.roots.try_pop()) {
-      leave_searching(rt, true);
+    // Own frames first. Thieves take the oldest frames, so by the time a
+    // worker gets here its deque is normally empty; what can be left is a
+    // parent-first child a policy routed to this very deque. Then what the
+    // policy keeps for this worker, then root tasks from outside.
+    frame* f = w.deque.pop();
+    if (f == nullptr) f = policy.find_local_work(w);
+    const bool root = f == nullptr && (f = rt.roots.try_pop()) != nullptr;
+    if (f != nullptr) {
+      leave_searching(rt, root);
       switch_activity(w, activity::work, eng.now_ns());
       return f;
     }
