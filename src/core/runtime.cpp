@@ -87,10 +87,7 @@ runtime_state::runtime_state(settings s)
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {
     const auto idx = static_cast<std::size_t>(i);
-    auto w = std::make_unique<worker>(*this, i, places.worker_place[idx], fibers);
-    w->core = places.worker_core[idx];
-    w->os_cpu = places.worker_os_cpu[idx];
-    workers.push_back(std::move(w));
+    workers.push_back(std::make_unique<worker>(*this, i, places.worker_place[idx], fibers));
   }
   if (cfg.pin && places.pinning_wrapped)
     std::fprintf(stderr,
@@ -98,7 +95,6 @@ runtime_state::runtime_state(settings s)
                  "(see locus-topo; LOCUS_PIN=0 turns pinning off)\n",
                  cfg.workers, cfg.topo.is_virtual ? ("virtual topology " + cfg.topo.description).c_str() : "the host",
                  std::max(1u, std::thread::hardware_concurrency()));
-  started_ns = eng->now_ns();
   eng->start_workers(cfg.workers, [this](int i) { worker_main(*this, i); },
                      cfg.pin ? places.worker_os_cpu : std::vector<int>{});
 }

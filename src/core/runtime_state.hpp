@@ -57,7 +57,6 @@ struct runtime_state {
   std::atomic<int> roots_in_flight{0};
   std::atomic<bool> stopping{false};
   std::uint64_t spin_ns = 0;
-  std::uint64_t started_ns = 0;
 };
 
 // The pool, or nullptr before it starts. Starting it on first use takes a

@@ -60,8 +60,6 @@ struct worker : worker_view {
   // the release in its message), taken by whoever arrives.
   fiber* pending_release = nullptr;
   rng64 rng;
-  int core = -1;
-  int os_cpu = -1;
 
   // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
   alignas(64) std::atomic<std::uint32_t> park_word{0};

@@ -116,9 +116,6 @@ class work_deque {
     return top_.load(std::memory_order_relaxed) >=
            bottom_.load(std::memory_order_relaxed);
   }
-  std::int64_t size_hint() const {
-    return bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
-  }
 
  private:
   struct ring {
