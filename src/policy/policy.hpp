@@ -3,8 +3,7 @@
 // The core (src/core) owns workers, deques, fibers, sleeping and the
 // spawn/sync protocol. A policy decides, on scheduling paths only:
 //   find_local_work  what an out-of-work worker checks first, after its own
-//                    deque (NUMA-WS: its
-//                    mailbox, Fig. 5 line 26)
+//                    deque (NUMA-WS: its mailbox, Fig. 5 line 26)
 //   choose_victim    whom a thief tries next (uniform; distance-biased; ...)
 //   steal_from       what one steal attempt on that victim takes (deque head;
 //                    NUMA-WS: coin flip between deque and mailbox)
