@@ -322,7 +322,7 @@ namespace {
 constexpr std::size_t job_block = 64;
 
 frame* run_external_job(frame* f) {
-  runtime_state& rt = pool();
+  runtime_state& rt = *this_worker().rt;
   frame* next = run_parent_first_job(f);
   rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel);
   return next;
