@@ -2,6 +2,7 @@
 // The umbrella header: programs include this and nothing else.
 #pragma once
 
+#include "locus/annotate.hpp"
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"
 #include "locus/parallel.hpp"

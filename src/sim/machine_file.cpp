@@ -31,6 +31,7 @@ constexpr std::pair<std::string_view, cycles scheduling_costs::*> cost_keys[] = 
     {"fiber_switch", &scheduling_costs::fiber_switch},
     {"sleep", &scheduling_costs::sleep},
     {"wake", &scheduling_costs::wake},
+    {"spin", &scheduling_costs::spin},
 };
 
 constexpr std::string_view other_keys[] = {"base",      "name",

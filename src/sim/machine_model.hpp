@@ -58,6 +58,7 @@ struct scheduling_costs {
   cycles fiber_switch = 0;
   cycles sleep = 0;           // a worker going to sleep
   cycles wake = 0;            // waking a sleeping worker (charged to the waker)
+  cycles spin = 0;            // one step of an idle worker's spin loop (a pause)
 
   bool operator==(const scheduling_costs&) const = default;
 };

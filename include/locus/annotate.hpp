@@ -1,0 +1,45 @@
+// What a task touches and computes, for the simulator.
+//
+// The simulator (LOCUS_ENGINE=sim, docs/simulator.md) runs task bodies for
+// real but does not time them: a task's simulated duration is what it
+// declares here, the cost of its memory accesses on the modeled cache
+// hierarchy plus its declared computation. Declare the data a base case
+// reads and writes, and the cycles of arithmetic it does:
+//
+//   locus::touch(a + lo, (hi - lo) * sizeof(double), locus::access::read);
+//   locus::touch(b + lo, (hi - lo) * sizeof(double), locus::access::write);
+//   locus::compute(hi - lo);  // one add per element
+//
+// With the threaded engine (the default) each call is one load of a flag
+// and a branch not taken: cheap enough to leave in production code.
+// Calls made off the pool (by a thread that is not a worker) are ignored.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace locus {
+
+enum class access : unsigned char { read, write };
+
+namespace detail {
+extern std::atomic<bool> g_simulating;  // true while a simulated pool runs
+void simulate_touch(const void* address, std::size_t bytes, access how) noexcept;
+void simulate_compute(std::uint64_t cycles) noexcept;
+}  // namespace detail
+
+// The calling task reads (or writes) bytes [address, address + bytes).
+inline void touch(const void* address, std::size_t bytes, access how = access::read) noexcept {
+  if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
+    detail::simulate_touch(address, bytes, how);
+}
+
+// The calling task computes for `cycles` core clock cycles of the modeled
+// machine, besides the memory accesses it declares with touch().
+inline void compute(std::uint64_t cycles) noexcept {
+  if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
+    detail::simulate_compute(cycles);
+}
+
+}  // namespace locus

@@ -1,0 +1,19 @@
+// The annotation entry points of locus/annotate.hpp: forwarded to the
+// simulated engine running the calling worker (sim_engine.cpp).
+#include "locus/annotate.hpp"
+
+#include "engine/sim_engine.hpp"
+
+namespace locus::detail {
+
+std::atomic<bool> g_simulating{false};
+
+void simulate_touch(const void* address, std::size_t bytes, access how) noexcept {
+  if (sim_engine* sim = sim_engine::on_this_thread()) sim->touch(address, bytes, how);
+}
+
+void simulate_compute(std::uint64_t cycles) noexcept {
+  if (sim_engine* sim = sim_engine::on_this_thread()) sim->compute(cycles);
+}
+
+}  // namespace locus::detail
