@@ -27,6 +27,12 @@ namespace detail {
 extern std::atomic<bool> g_simulating;  // true while a simulated pool runs
 void simulate_touch(const void* address, std::size_t bytes, access how) noexcept;
 void simulate_compute(std::uint64_t cycles) noexcept;
+// Page homes of the simulated memory (used by locus's memory placement
+// calls; no effect unless a simulated pool runs). node < 0: interleave.
+void simulate_place_pages(const void* address, std::size_t bytes, int node) noexcept;
+// The simulated home node of the page holding address, or -1 (no simulated
+// pool, or the page has no home yet).
+int simulated_page_home(const void* address) noexcept;
 }  // namespace detail
 
 // The calling task reads (or writes) bytes [address, address + bytes).

@@ -16,4 +16,13 @@ void simulate_compute(std::uint64_t cycles) noexcept {
   if (sim_engine* sim = sim_engine::on_this_thread()) sim->compute(cycles);
 }
 
+void simulate_place_pages(const void* address, std::size_t bytes, int node) noexcept {
+  if (sim_engine* sim = sim_engine::running()) sim->place_pages(address, bytes, node);
+}
+
+int simulated_page_home(const void* address) noexcept {
+  if (sim_engine* sim = sim_engine::running()) return sim->page_home(address);
+  return -1;
+}
+
 }  // namespace locus::detail
