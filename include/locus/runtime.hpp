@@ -24,10 +24,15 @@ struct runtime_options {
   int pin = -1;               // LOCUS_PIN: 1 pins workers to cores, 0 does not; default 1
   long spin_us = -1;          // LOCUS_SPIN_US: idle spin before sleeping; default 100
   long long seed = -1;        // LOCUS_SEED: seed of the victim choice; default random
+                              //   (1 with the simulator, so that runs repeat)
   std::string fence;          // LOCUS_FENCE: asymmetric|symmetric; default asymmetric
                               //   (owner pops without a fence; thieves use membarrier)
   std::string spawn_switch;   // LOCUS_SPAWN_SWITCH: stack|fiber; default stack on x86-64
                               //   (how a work-first spawn moves the child to its own stack)
+  std::string engine;         // LOCUS_ENGINE: threaded|sim; default threaded. sim runs the
+                              //   workers on a simulated machine (docs/simulator.md)
+  std::string machine;        // LOCUS_MACHINE: the simulated machine, a preset name or a
+                              //   machine file; default host. Only with engine sim
 };
 
 class runtime {
@@ -51,6 +56,8 @@ int num_places();
 int current_place() noexcept;
 // Name of the scheduling policy in use (starts the pool if needed).
 std::string policy_name();
+// The engine running the workers: "threaded" or "sim" (starts the pool if needed).
+std::string engine_name();
 // Names LOCUS_POLICY accepts.
 std::vector<std::string> available_policies();
 

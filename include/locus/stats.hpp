@@ -26,10 +26,18 @@ struct worker_stats {
   std::uint64_t sleeps = 0;          // times the worker went to sleep
   std::uint64_t mailbox_hits = 0;    // frames taken from a mailbox (policies)
   std::uint64_t pushes = 0;          // frames pushed to another worker (policies)
+  // Simulator only (LOCUS_ENGINE=sim): memory accesses, in cache blocks, by
+  // where they were served (docs/simulator.md). Zero with real threads.
+  std::uint64_t l1_hits = 0, l2_hits = 0, l3_hits = 0, remote_l3_hits = 0;
+  std::uint64_t local_dram = 0, remote_dram = 0;
 };
 
 struct stats {
   std::vector<worker_stats> workers;
+  // Time during which at least one computation submitted from outside the
+  // pool was running: simulated time under the simulator (its T_P).
+  double elapsed_s = 0;
+  bool simulated = false;          // counted by the simulator
   worker_stats total() const;      // sums (worker = -1)
   std::string summary() const;     // a readable table
   std::string to_json() const;     // one JSON object

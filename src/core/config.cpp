@@ -72,8 +72,25 @@ std::size_t parse_byte_size(std::string_view setting, std::string_view text, std
 settings resolve_settings(const runtime_options& o) {
   settings s;
 
+  s.simulate = !choose_flag(o.engine, "engine", "LOCUS_ENGINE", "threaded", "sim",
+                            "threaded (one OS thread per worker) or sim (the simulator: virtual workers on a "
+                            "modeled machine, see LOCUS_MACHINE)");
+  const std::string machine = !o.machine.empty() ? o.machine : env("LOCUS_MACHINE");
+  const char* machine_setting = o.machine.empty() ? "LOCUS_MACHINE" : "runtime_options::machine";
   const std::string topo_text = !o.topology.empty() ? o.topology : env("LOCUS_TOPOLOGY");
-  s.topo = topo_text.empty() || topo_text == "host" ? discover_host() : parse_topology(topo_text);
+  if (s.simulate) {
+    s.machine = sim::find_machine(machine.empty() ? "host" : machine);
+    if (!topo_text.empty())
+      reject(o.topology.empty() ? "LOCUS_TOPOLOGY" : "runtime_options::topology", topo_text,
+             "no topology with the simulator: it simulates the machine LOCUS_MACHINE names (" +
+                 s.machine->name + ", " + s.machine->topo.description + ")");
+    s.topo = s.machine->topo;
+  } else {
+    if (!machine.empty())
+      reject(machine_setting, machine,
+             "a machine only with the simulator: set LOCUS_ENGINE=sim (runtime_options::engine = \"sim\") too");
+    s.topo = topo_text.empty() || topo_text == "host" ? discover_host() : parse_topology(topo_text);
+  }
 
   const std::string places = !o.places.empty() ? o.places : env("LOCUS_PLACES");
   if (!places.empty()) s.places = parse_place_kind(places);
@@ -86,7 +103,7 @@ settings resolve_settings(const runtime_options& o) {
   } else if (const std::string w = env("LOCUS_WORKERS"); !w.empty()) {
     s.workers = static_cast<int>(parse_integer("LOCUS_WORKERS", w, 1, 4096, "the number of workers"));
   } else {
-    s.workers = s.topo.is_virtual ? s.topo.num_cores()
+    s.workers = s.topo.is_virtual || s.simulate ? s.topo.num_cores()
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
 

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "locus/runtime.hpp"
+#include "sim/machine_model.hpp"
 #include "topology/topology.hpp"
 
 namespace locus::detail {
@@ -29,6 +31,8 @@ struct tunables {
 };
 
 struct settings {
+  bool simulate = false;                      // LOCUS_ENGINE=sim
+  std::optional<sim::machine_model> machine;  // with simulate: LOCUS_MACHINE's model
   int workers = 1;
   std::string policy = "ws";
   topology topo;

@@ -55,6 +55,7 @@ void prepare_waiter(continuation& c, const worker& w) {
 // parent is resumed, possibly on another worker.
 void suspend(worker& w, suspension& why) {
   w.counters.suspends.bump();
+  w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   switch_activity(w, activity::sched, w.rt->eng->now_ns());
   switch_msg msg{switch_msg::kind::suspend_from, nullptr, &why};
   after_resume(switch_fiber(running_fiber(), w.fibers.take_to_start(), &msg, false));
@@ -324,7 +325,7 @@ constexpr std::size_t job_block = 64;
 frame* run_external_job(frame* f) {
   runtime_state& rt = *this_worker().rt;
   frame* next = run_parent_first_job(f);
-  rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  root_finished(rt);
   return next;
 }
 }  // namespace
@@ -380,7 +381,7 @@ frame* run_root_task(frame* f) {
   } catch (...) {
     root->error = std::current_exception();
   }
-  this_worker().rt->roots_in_flight.fetch_sub(1, std::memory_order_acq_rel);
+  root_finished(*this_worker().rt);
   root->done.release();  // the submitter may destroy root from here on
   return nullptr;
 }

@@ -10,6 +10,7 @@
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/sanitizers.hpp"
+#include "engine/sim_engine.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
 
@@ -61,6 +62,12 @@ struct stop_at_exit {
 
 [[gnu::noinline]] worker_view* current_worker() noexcept { return t_worker; }
 void bind_thread_to_worker(worker* w) noexcept { t_worker = w; }
+
+thread_identity save_thread_identity() noexcept { return {t_worker, running_fiber()}; }
+void restore_thread_identity(const thread_identity& id) noexcept {
+  t_worker = static_cast<worker*>(id.worker);
+  set_running_fiber(id.running);
+}
 runtime_state* pool_if_started() noexcept { return g_pool.load(std::memory_order_acquire); }
 
 runtime_state& pool() {
@@ -71,11 +78,23 @@ runtime_state& pool() {
   return start_pool_locked(runtime_options{});
 }
 
+namespace {
+engine* make_engine(const settings& cfg) {
+  if (!cfg.simulate) return make_threaded_engine(cfg.seed);
+  return new sim_engine(*cfg.machine, cfg.seed >= 0 ? static_cast<std::uint64_t>(cfg.seed) : 1);
+}
+
+// The simulator's workers never share a core unless there are more workers
+// than the modeled machine has cores.
+int cpus_for_placement(const settings& cfg) {
+  return cfg.simulate ? cfg.topo.num_cores() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+}  // namespace
+
 runtime_state::runtime_state(settings s)
     : cfg(std::move(s)),
-      places(make_placement(cfg.topo, cfg.places, cfg.workers,
-                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))),
-      eng(make_threaded_engine(cfg.seed)),
+      places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg))),
+      eng(make_engine(cfg)),
       fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
   policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
@@ -89,27 +108,65 @@ runtime_state::runtime_state(settings s)
     const auto idx = static_cast<std::size_t>(i);
     workers.push_back(std::make_unique<worker>(*this, i, places.worker_place[idx], fibers));
   }
-  if (cfg.pin && places.pinning_wrapped)
+  if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
                  "(see locus-topo; LOCUS_PIN=0 turns pinning off)\n",
                  cfg.workers, cfg.topo.is_virtual ? ("virtual topology " + cfg.topo.description).c_str() : "the host",
                  std::max(1u, std::thread::hardware_concurrency()));
-  eng->start_workers(cfg.workers, [this](int i) { worker_main(*this, i); },
-                     cfg.pin ? places.worker_os_cpu : std::vector<int>{});
+  eng->start_workers(places, cfg.pin, [this](int i) { worker_main(*this, i); });
 }
 
 runtime_state::~runtime_state() {
-  stopping.store(true, std::memory_order_seq_cst);
-  for (auto& w : workers) wake_if_parked(*this, *w);
+  eng->from_outside(
+      [](void* p) {
+        auto& rt = *static_cast<runtime_state*>(p);
+        rt.stopping.store(true, std::memory_order_seq_cst);
+        for (auto& w : rt.workers) wake_if_parked(rt, *w);
+      },
+      this);
   eng->join_workers();
 }
 
 void submit_root(runtime_state& rt, frame* f) {
-  rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst);
-  rt.roots.push(f);
-  // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-  if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
+  struct submission {
+    runtime_state& rt;
+    frame* f;
+  } sub{rt, f};
+  rt.eng->from_outside(
+      [](void* p) {
+        auto& [rt, f] = *static_cast<submission*>(p);
+        root_started(rt);
+        rt.roots.push(f);
+        // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
+        if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
+      },
+      &sub);
+}
+
+// Busy time: while at least one root task is in flight, by the engine's
+// clock (simulated time under the simulator). The count changes under the
+// lock so that a start and an end cannot cross.
+void root_started(runtime_state& rt) {
+  std::lock_guard lock(rt.busy_mutex);
+  if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) == 0) rt.busy_since_ns = rt.eng->now_ns();
+}
+
+void root_finished(runtime_state& rt) {
+  std::lock_guard lock(rt.busy_mutex);
+  if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (rt.eng->now_ns() - rt.busy_since_ns),
+                     std::memory_order_relaxed);
+}
+
+std::uint64_t busy_ns(runtime_state& rt) {
+  std::lock_guard lock(rt.busy_mutex);
+  std::uint64_t total = rt.busy_ns.load(std::memory_order_relaxed);
+  if (rt.roots_in_flight.load(std::memory_order_acquire) > 0) {
+    const std::uint64_t now = rt.eng->now_ns();
+    if (now > rt.busy_since_ns) total += now - rt.busy_since_ns;
+  }
+  return total;
 }
 
 }  // namespace detail
@@ -132,6 +189,7 @@ int worker_id() noexcept { return detail::t_worker != nullptr ? detail::t_worker
 int num_places() { return detail::pool().places.num_places; }
 int current_place() noexcept { return detail::t_worker != nullptr ? detail::t_worker->place : -1; }
 std::string policy_name() { return detail::pool().policy->name(); }
+std::string engine_name() { return detail::pool().eng->name(); }
 std::vector<std::string> available_policies() { return detail::policy_names(); }
 
 }  // namespace locus

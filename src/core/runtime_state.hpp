@@ -54,7 +54,10 @@ struct runtime_state {
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
   injector roots;
-  std::atomic<int> roots_in_flight{0};
+  std::atomic<int> roots_in_flight{0};  // changed by root_started/root_finished
+  std::mutex busy_mutex;
+  std::uint64_t busy_since_ns = 0;
+  std::atomic<std::uint64_t> busy_ns{0};
   std::atomic<bool> stopping{false};
   std::uint64_t spin_ns = 0;
 };
@@ -66,6 +69,11 @@ runtime_state& pool();  // starts the pool from the environment if needed
 
 // Submits a root frame from outside the pool and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);
+// A root task entered or left the pool; busy_ns() is the time during which
+// at least one was in flight, by the engine's clock.
+void root_started(runtime_state& rt);
+void root_finished(runtime_state& rt);
+std::uint64_t busy_ns(runtime_state& rt);
 
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);

@@ -102,6 +102,7 @@ frame* find_work(worker& w) {
     if (worker* victim = policy.choose_victim(w)) {
       const std::uint64_t attempt_start = eng.now_ns();
       w.counters.steal_attempts.bump();
+      eng.charge(sched_op::steal_attempt, w.id, victim->id);
       frame* f = policy.steal_from(w, *victim);
       if (f != nullptr) f = policy.after_steal(w, f);
       if (f != nullptr) {
@@ -135,6 +136,7 @@ frame* find_work(worker& w) {
   worker& w = this_worker();
   w.hint = c->place;
   w.counters.resumes.bump();
+  w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   auto* target = static_cast<fiber*>(c->fiber);
 #ifdef LOCUS_HAVE_STACK_CALL
   if (void* sp = c->saved_sp) {
@@ -199,8 +201,11 @@ void wake_for_new_work() noexcept {
 void worker_main(runtime_state& rt, int index) {
   worker& w = *rt.workers[static_cast<std::size_t>(index)];
   bind_thread_to_worker(&w);
-  install_alt_stack_for_thread();
-  w.home = thread_stack_fiber();
+  // A simulated worker's body runs on a stack of the engine, which also
+  // owns its thread's signal stack.
+  fiber* engine_stack = rt.eng->home_fiber(index);
+  if (engine_stack == nullptr) install_alt_stack_for_thread();
+  w.home = engine_stack != nullptr ? engine_stack : thread_stack_fiber();
   set_running_fiber(w.home);
   w.rng.seed(rt.eng->seed(index));
   w.activity_since_ns = rt.eng->now_ns();
@@ -211,8 +216,10 @@ void worker_main(runtime_state& rt, int index) {
   // Back on the thread's own stack: the pool is stopping.
   switch_activity(w, activity::idle, rt.eng->now_ns());
   w.fibers.flush();
-  remove_alt_stack_for_thread();
-  delete w.home;
+  if (engine_stack == nullptr) {
+    remove_alt_stack_for_thread();
+    delete w.home;
+  }
   w.home = nullptr;
   set_running_fiber(nullptr);
   bind_thread_to_worker(nullptr);

@@ -14,6 +14,17 @@ std::mutex g_baseline_mutex;
 std::vector<worker_stats> g_baseline;
 const void* g_baseline_pool = nullptr;
 
+// The counters of worker_stats, for arithmetic on every one of them.
+constexpr std::uint64_t worker_stats::* counters[] = {
+    &worker_stats::spawns,        &worker_stats::steal_attempts, &worker_stats::steals,
+    &worker_stats::suspends,      &worker_stats::resumes,        &worker_stats::sleeps,
+    &worker_stats::mailbox_hits,  &worker_stats::pushes,         &worker_stats::l1_hits,
+    &worker_stats::l2_hits,       &worker_stats::l3_hits,        &worker_stats::remote_l3_hits,
+    &worker_stats::local_dram,    &worker_stats::remote_dram};
+constexpr double worker_stats::* times[] = {&worker_stats::work_s, &worker_stats::sched_s, &worker_stats::idle_s};
+
+std::uint64_t g_baseline_busy_ns = 0;
+
 std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
   std::vector<worker_stats> out;
   const std::uint64_t now = rt.eng->now_ns();
@@ -39,6 +50,15 @@ std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
     s.sleeps = w.counters.sleeps.read();
     s.mailbox_hits = w.counters.mailbox_hits.read();
     s.pushes = w.counters.pushes.read();
+    std::uint64_t served[6];
+    if (rt.eng->memory_accesses(w.id, served)) {
+      s.l1_hits = served[0];
+      s.l2_hits = served[1];
+      s.l3_hits = served[2];
+      s.remote_l3_hits = served[3];
+      s.local_dram = served[4];
+      s.remote_dram = served[5];
+    }
     out.push_back(s);
   }
   return out;
@@ -46,32 +66,14 @@ std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
 
 worker_stats minus(const worker_stats& a, const worker_stats& b) {
   worker_stats d = a;
-  d.work_s -= b.work_s;
-  d.sched_s -= b.sched_s;
-  d.idle_s -= b.idle_s;
-  d.spawns -= b.spawns;
-  d.steal_attempts -= b.steal_attempts;
-  d.steals -= b.steals;
-  d.suspends -= b.suspends;
-  d.resumes -= b.resumes;
-  d.sleeps -= b.sleeps;
-  d.mailbox_hits -= b.mailbox_hits;
-  d.pushes -= b.pushes;
+  for (auto field : times) d.*field -= b.*field;
+  for (auto field : counters) d.*field -= b.*field;
   return d;
 }
 
 void add_to(worker_stats& t, const worker_stats& s) {
-  t.work_s += s.work_s;
-  t.sched_s += s.sched_s;
-  t.idle_s += s.idle_s;
-  t.spawns += s.spawns;
-  t.steal_attempts += s.steal_attempts;
-  t.steals += s.steals;
-  t.suspends += s.suspends;
-  t.resumes += s.resumes;
-  t.sleeps += s.sleeps;
-  t.mailbox_hits += s.mailbox_hits;
-  t.pushes += s.pushes;
+  for (auto field : times) t.*field += s.*field;
+  for (auto field : counters) t.*field += s.*field;
 }
 
 void json_fields(std::ostringstream& o, const worker_stats& s) {
@@ -79,7 +81,9 @@ void json_fields(std::ostringstream& o, const worker_stats& s) {
     << ",\"sched_s\":" << s.sched_s << ",\"idle_s\":" << s.idle_s << ",\"spawns\":" << s.spawns
     << ",\"steal_attempts\":" << s.steal_attempts << ",\"steals\":" << s.steals << ",\"suspends\":" << s.suspends
     << ",\"resumes\":" << s.resumes << ",\"sleeps\":" << s.sleeps << ",\"mailbox_hits\":" << s.mailbox_hits
-    << ",\"pushes\":" << s.pushes;
+    << ",\"pushes\":" << s.pushes << ",\"l1_hits\":" << s.l1_hits << ",\"l2_hits\":" << s.l2_hits
+    << ",\"l3_hits\":" << s.l3_hits << ",\"remote_l3_hits\":" << s.remote_l3_hits
+    << ",\"local_dram\":" << s.local_dram << ",\"remote_dram\":" << s.remote_dram;
 }
 
 }  // namespace
@@ -117,7 +121,7 @@ std::string stats::summary() const {
 
 std::string stats::to_json() const {
   std::ostringstream o;
-  o << "{\"workers\":[";
+  o << "{\"elapsed_s\":" << elapsed_s << ",\"simulated\":" << (simulated ? "true" : "false") << ",\"workers\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {
     o << (i ? ",{" : "{");
     json_fields(o, workers[i]);
@@ -133,9 +137,13 @@ stats get_stats() {
   detail::runtime_state& rt = detail::pool();
   stats out;
   out.workers = raw_snapshot(rt);
+  out.simulated = rt.cfg.simulate;
+  const std::uint64_t busy = detail::busy_ns(rt);
   std::lock_guard lock(g_baseline_mutex);
-  if (g_baseline_pool == &rt && g_baseline.size() == out.workers.size())
+  const bool since_reset = g_baseline_pool == &rt && g_baseline.size() == out.workers.size();
+  if (since_reset)
     for (std::size_t i = 0; i < out.workers.size(); ++i) out.workers[i] = minus(out.workers[i], g_baseline[i]);
+  out.elapsed_s = static_cast<double>(busy - (since_reset ? g_baseline_busy_ns : 0)) * 1e-9;
   return out;
 }
 
@@ -143,6 +151,7 @@ void reset_stats() {
   detail::runtime_state& rt = detail::pool();
   std::lock_guard lock(g_baseline_mutex);
   g_baseline = raw_snapshot(rt);
+  g_baseline_busy_ns = detail::busy_ns(rt);
   g_baseline_pool = &rt;
 }
 

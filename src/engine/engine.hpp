@@ -16,17 +16,37 @@
 #include <functional>
 #include <vector>
 
+#include "topology/topology.hpp"
+
 namespace locus::detail {
+
+struct fiber;
+
+// Scheduling operations an engine may charge time for (the simulator does;
+// the threaded engine measures instead). `other` names the worker whose
+// lines the operation touches: the victim of a steal, the owner of a
+// mailbox; -1 when there is none.
+enum class sched_op { steal_attempt, mailbox, fiber_switch };
+
+// What the core keeps per thread (which worker, which fiber runs). An
+// engine that runs several workers on one thread saves and restores it
+// when it switches between them (defined in core).
+struct thread_identity {
+  void* worker = nullptr;
+  fiber* running = nullptr;
+};
+thread_identity save_thread_identity() noexcept;
+void restore_thread_identity(const thread_identity& id) noexcept;
 
 class engine {
  public:
   virtual ~engine() = default;
   virtual const char* name() const = 0;
 
-  // Starts `count` workers; worker i runs body(i) on its own thread (pinned
-  // to os_cpu[i] when that is >= 0). Returns once all have started.
-  virtual void start_workers(int count, const std::function<void(int)>& body,
-                             const std::vector<int>& os_cpu) = 0;
+  // Starts the placement's workers; worker i runs body(i) on its own thread
+  // (pinned to its OS cpu when `pin`), or its own virtual thread, on core
+  // places.worker_core[i].
+  virtual void start_workers(const placement& places, bool pin, const std::function<void(int)>& body) = 0;
   // Waits for every worker's body to return.
   virtual void join_workers() = 0;
 
@@ -44,6 +64,24 @@ class engine {
 
   // Seed of worker i's random number generator.
   virtual std::uint64_t seed(int worker) = 0;
+
+  // Runs fn(arg) for a thread that is not a worker (submitting a root task,
+  // stopping the pool). The threaded engine runs it at once; the simulator
+  // first waits until every worker sleeps, so that what the outside does
+  // lands at the same simulated moment every run.
+  virtual void from_outside(void (*fn)(void*), void* arg) { fn(arg); }
+
+  // Worker `worker` performs `op` (see sched_op). Only on scheduling paths.
+  virtual void charge(sched_op, int /*worker*/, int /*other*/) {}
+
+  // The fiber worker i's body starts on, when the engine provides it (a
+  // virtual thread's stack); nullptr: the body runs on its thread's stack.
+  virtual fiber* home_fiber(int /*worker*/) { return nullptr; }
+
+  // The simulator's per-worker memory accesses by where they were served
+  // (L1, L2, own L3, remote L3, local DRAM, remote DRAM); false when the
+  // engine does not model memory.
+  virtual bool memory_accesses(int /*worker*/, std::uint64_t (& /*out*/)[6]) const { return false; }
 };
 
 // seed < 0 picks a random seed per run.

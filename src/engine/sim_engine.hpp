@@ -1,23 +1,147 @@
-// The simulated engine (placeholder header while the engine is written).
+// The simulated engine: P virtual workers on one OS thread, a virtual clock.
+//
+// Each worker runs the real scheduler and policy code as a fiber of one
+// simulation thread. Every worker has its own clock in cycles of the
+// modeled machine; the engine always runs the worker whose clock is
+// earliest (ties to the lower id), and a worker gives way as soon as an
+// engine call leaves it behind another. Time passes only when it is charged:
+//   - the work a task declares (locus::touch through the memory model,
+//     locus::compute),
+//   - the scheduling operations the core reports (steal attempts and
+//     mailbox operations by NUMA distance, fiber switches, sleep, wake, a
+//     spin step), and each spawn's deque push and pop, read lazily from the
+//     worker's spawn counter so that the fast path does not call the engine.
+// Sleeping workers wait in the engine; a nap timer fires at its virtual
+// deadline. When every worker sleeps with no timer the simulation is
+// quiescent, and only then does a thread outside the pool act on it
+// (from_outside), so the same program gives the same simulated run.
+//
+// Addresses reach the memory model through a page map that numbers pages in
+// the order they are first touched, so a run does not depend on where the
+// OS placed the program's memory (address-space layout randomization).
 #pragma once
 
-#include <cstddef>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
+#include <boost/context/detail/fcontext.hpp>
+
+#include "engine/engine.hpp"
 #include "locus/annotate.hpp"
+#include "sim/machine_model.hpp"
+#include "sim/memory_model.hpp"
 
 namespace locus::detail {
 
-class sim_engine {
+struct worker_view;
+
+class sim_engine final : public engine {
  public:
-  // The engine simulating the calling thread's workers, or nullptr.
-  static sim_engine* on_this_thread() noexcept { return nullptr; }
-  void touch(const void*, std::size_t, access) noexcept {}
-  void compute(std::uint64_t) noexcept {}
+  sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory = {});
+  ~sim_engine() override;
+
+  const char* name() const override { return "sim"; }
+  void start_workers(const placement& places, bool pin, const std::function<void(int)>& body) override;
+  void join_workers() override;
+  std::uint64_t now_ns() override;
+  void wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint64_t timeout_ns) override;
+  void wake(std::atomic<std::uint32_t>& word) override;
+  void relax(unsigned spins) override;
+  std::uint64_t seed(int worker) override;
+  void from_outside(void (*fn)(void*), void* arg) override;
+  void charge(sched_op op, int worker, int other) override;
+  fiber* home_fiber(int worker) override;
+  bool memory_accesses(int worker, std::uint64_t (&out)[6]) const override;
+
+  // The engine whose virtual workers run on the calling thread, or nullptr.
+  static sim_engine* on_this_thread() noexcept;
   // The simulated pool, from any thread, or nullptr.
-  static sim_engine* running() noexcept { return nullptr; }
-  void place_pages(const void*, std::size_t, int) noexcept {}
-  int page_home(const void*) noexcept { return -1; }
+  static sim_engine* running() noexcept;
+
+  // The annotations of locus/annotate.hpp, for the running virtual worker.
+  void touch(const void* address, std::size_t bytes, access how) noexcept;
+  void compute(std::uint64_t cycles) noexcept;
+  // Page homes (node < 0: interleave over all nodes); any thread, while the
+  // simulation is quiescent or from a virtual worker.
+  void place_pages(const void* address, std::size_t bytes, int node) noexcept;
+  int page_home(const void* address) noexcept;
+
+  const sim::machine_model& machine() const { return machine_; }
+  std::uint64_t block_bytes() const { return memory_.block_bytes(); }
+
+ private:
+  enum class state : std::uint8_t { ready, running, waiting, napping, finished };
+  struct virtual_worker {
+    int core = 0;
+    int node = 0;
+    sim::cycles clock = 0;
+    state st = state::ready;
+    fiber* stack = nullptr;   // the engine's stack its body starts on
+    fiber* on = nullptr;      // the fiber it was running when it last gave way
+    void* context = nullptr;  // where to jump to resume it
+    const std::atomic<std::uint32_t>* waiting_on = nullptr;
+    sim::cycles deadline = 0;  // napping: when the timer fires
+    worker_view* view = nullptr;
+    std::uint64_t spawns_charged = 0;
+    std::atomic<std::uint64_t> served[sim::served_by_count] = {};
+  };
+
+  static void virtual_thread_entry(boost::context::detail::transfer_t t);
+  void run_simulation();  // the simulation thread
+  virtual_worker& current();
+  // Charges the spawns the worker made since the last charge.
+  void settle_spawns(virtual_worker& w);
+  // Gives way if another worker's clock is now earlier.
+  void yield_if_behind();
+  // The current worker cannot go on (it gave way, sleeps or finished): runs
+  // the next one. Returns when the current worker is resumed.
+  void run_next();
+  void switch_to(int next);
+  void arrived(boost::context::detail::transfer_t t);
+  void wait_for_outside();
+  void place_pages_now(const void* address, std::size_t bytes, int node) noexcept;
+  void make_ready(int id, sim::cycles at);
+  std::uint64_t simulated_address(std::uint64_t address, bool assign);
+  sim::cycles to_cycles(std::uint64_t ns) const;
+  std::uint64_t to_ns(sim::cycles c) const;
+
+  sim::machine_model machine_;
+  sim::memory_model memory_;
+  std::uint64_t base_seed_;
+  std::function<void(int)> body_;
+  std::vector<std::unique_ptr<virtual_worker>> workers_;
+  std::set<std::pair<sim::cycles, int>> ready_;  // ready and napping workers by (clock, id)
+  int current_ = -1;                              // -1: the simulation thread's own stack
+  int leaving_ = -1;                              // who made the switch in progress
+  int finished_ = 0;
+  fiber* main_fiber_ = nullptr;
+  void* main_context_ = nullptr;
+  std::thread thread_;
+
+  // Outside threads meet the simulation here.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool quiescent_ = false;
+  bool done_ = false;
+  bool in_outside_call_ = false;
+  sim::cycles quiescent_at_ = 0;
+  std::atomic<std::uint64_t> outside_ns_{0};
+
+  // Real page -> simulated page, numbered in first-touch order.
+  std::unordered_map<std::uint64_t, std::uint64_t> page_map_;
+  std::uint64_t last_real_page_ = ~std::uint64_t{0};
+  std::uint64_t last_sim_page_ = 0;
+  std::uint64_t next_sim_page_ = 1;
+  int page_shift_ = 12;
 };
 
 }  // namespace locus::detail

@@ -27,13 +27,13 @@ class threaded_engine final : public engine {
 
   const char* name() const override { return "threaded"; }
 
-  void start_workers(int count, const std::function<void(int)>& body,
-                     const std::vector<int>& os_cpu) override {
+  void start_workers(const placement& places, bool pin_threads, const std::function<void(int)>& body) override {
+    const int count = static_cast<int>(places.worker_core.size());
     threads_.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       threads_.emplace_back([body, i] { body(i); });
-      const int cpu = i < static_cast<int>(os_cpu.size()) ? os_cpu[static_cast<std::size_t>(i)] : -1;
-      if (cpu >= 0) pin(threads_.back(), cpu);
+      const int cpu = places.worker_os_cpu[static_cast<std::size_t>(i)];
+      if (pin_threads && cpu >= 0) pin(threads_.back(), cpu);
     }
   }
 

@@ -1,0 +1,406 @@
+#include "engine/sim_engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "core/fiber.hpp"
+#include "locus/detail/worker_view.hpp"
+
+namespace locus::detail {
+namespace bctx = boost::context::detail;
+
+namespace {
+
+thread_local sim_engine* t_sim = nullptr;
+thread_local bool t_in_outside_call = false;  // nested from_outside runs at once
+std::atomic<sim_engine*> g_running{nullptr};
+
+// A virtual worker's own stack only holds worker_main's frame; the
+// scheduler runs on pooled fibers. Sanitizers need more room.
+constexpr std::size_t virtual_thread_stack_bytes = 256 * 1024;
+
+// The simulated address space starts above page 0, so no simulated address
+// is null.
+constexpr std::uint64_t first_simulated_page = 1;
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "locus: simulator: %s\n", what);
+  std::abort();
+}
+
+}  // namespace
+
+sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory)
+    : machine_(std::move(machine)), memory_(machine_, memory), base_seed_(seed) {
+  std::uint64_t page = memory_.page_bytes();
+  page_shift_ = 0;
+  while (page > 1) {
+    page >>= 1;
+    ++page_shift_;
+  }
+  next_sim_page_ = first_simulated_page;
+}
+
+sim_engine::~sim_engine() {
+  if (thread_.joinable()) join_workers();
+}
+
+sim_engine* sim_engine::on_this_thread() noexcept { return t_sim; }
+sim_engine* sim_engine::running() noexcept { return g_running.load(std::memory_order_acquire); }
+
+sim::cycles sim_engine::to_cycles(std::uint64_t ns) const {
+  return static_cast<sim::cycles>(static_cast<double>(ns) * machine_.clock_ghz);
+}
+
+std::uint64_t sim_engine::to_ns(sim::cycles c) const {
+  return static_cast<std::uint64_t>(static_cast<double>(c) / machine_.clock_ghz);
+}
+
+// ------------------------------------------------------------ start and stop
+
+void sim_engine::start_workers(const placement& places, bool, const std::function<void(int)>& body) {
+  sim_engine* expected = nullptr;
+  if (!g_running.compare_exchange_strong(expected, this)) fail("two simulated pools at once");
+  body_ = body;
+  const int count = static_cast<int>(places.worker_core.size());
+  for (int i = 0; i < count; ++i) {
+    auto w = std::make_unique<virtual_worker>();
+    w->core = places.worker_core[static_cast<std::size_t>(i)];
+    w->node = machine_.topo.cores[static_cast<std::size_t>(w->core)].numa_node;
+    w->stack = create_fiber(virtual_thread_stack_bytes, &virtual_thread_entry);
+    w->on = w->stack;
+    w->context = w->stack->ctx;
+    ready_.insert({0, i});
+    workers_.push_back(std::move(w));
+  }
+  g_simulating.store(true, std::memory_order_relaxed);
+  thread_ = std::thread([this] { run_simulation(); });
+}
+
+void sim_engine::join_workers() {
+  thread_.join();
+  for (auto& w : workers_) destroy_fiber(w->stack);
+  workers_.clear();
+  g_simulating.store(false, std::memory_order_relaxed);
+  g_running.store(nullptr, std::memory_order_release);
+}
+
+void sim_engine::run_simulation() {
+  t_sim = this;
+  install_alt_stack_for_thread();
+  main_fiber_ = thread_stack_fiber();
+  set_running_fiber(main_fiber_);
+  run_next();  // returns when every worker has finished
+  set_running_fiber(nullptr);
+  delete main_fiber_;
+  main_fiber_ = nullptr;
+  remove_alt_stack_for_thread();
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  changed_.notify_all();
+  t_sim = nullptr;
+}
+
+void sim_engine::virtual_thread_entry(bctx::transfer_t t) {
+  auto* self = static_cast<sim_engine*>(t.data);
+  self->arrived(t);
+  const int me = self->current_;
+  virtual_worker& w = *self->workers_[static_cast<std::size_t>(me)];
+  sanitizers::finish_switch(nullptr);
+  restore_thread_identity({nullptr, w.stack});
+  try {
+    self->body_(me);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locus: simulator: worker %d: %s\n", me, e.what());
+    std::abort();
+  }
+  w.st = state::finished;
+  ++self->finished_;
+  self->run_next();
+  fail("a finished virtual worker was resumed");
+}
+
+// ------------------------------------------------------------ running workers
+
+sim_engine::virtual_worker& sim_engine::current() { return *workers_[static_cast<std::size_t>(current_)]; }
+
+void sim_engine::settle_spawns(virtual_worker& w) {
+  if (w.view == nullptr) w.view = current_worker();
+  if (w.view == nullptr) return;
+  const std::uint64_t spawns = w.view->spawns.read();
+  w.clock += (spawns - w.spawns_charged) * (machine_.costs.deque_push + machine_.costs.deque_pop);
+  w.spawns_charged = spawns;
+}
+
+void sim_engine::yield_if_behind() {
+  virtual_worker& me = current();
+  if (ready_.empty()) return;
+  const auto first = *ready_.begin();
+  if (first < std::pair<sim::cycles, int>{me.clock, current_}) {
+    me.st = state::ready;
+    ready_.insert({me.clock, current_});
+    run_next();
+  }
+}
+
+void sim_engine::run_next() {
+  for (;;) {
+    if (!ready_.empty()) {
+      const int id = ready_.begin()->second;
+      ready_.erase(ready_.begin());
+      virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
+      if (w.st == state::napping) {  // its timer fired
+        w.clock = std::max(w.clock, w.deadline);
+        w.waiting_on = nullptr;
+      }
+      w.st = state::running;
+      if (id != current_) switch_to(id);
+      return;
+    }
+    if (finished_ == static_cast<int>(workers_.size())) {
+      switch_to(-1);
+      return;
+    }
+    wait_for_outside();
+  }
+}
+
+void sim_engine::switch_to(int next) {
+  const thread_identity mine = save_thread_identity();
+  const bool leaving_finished = current_ >= 0 && current().st == state::finished;
+  if (current_ >= 0) current().on = mine.running;
+  fiber* to = next >= 0 ? workers_[static_cast<std::size_t>(next)]->on : main_fiber_;
+  void* to_context = next >= 0 ? workers_[static_cast<std::size_t>(next)]->context : main_context_;
+  leaving_ = current_;
+  current_ = next;
+  sanitizers::start_switch(leaving_finished ? nullptr : &mine.running->asan_fake_stack, to->stack_low(),
+                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
+  arrived(bctx::jump_fcontext(to_context, this));
+  restore_thread_identity(mine);
+  sanitizers::finish_switch(mine.running->asan_fake_stack);
+}
+
+void sim_engine::arrived(bctx::transfer_t t) {
+  if (leaving_ >= 0) workers_[static_cast<std::size_t>(leaving_)]->context = t.fctx;
+  else main_context_ = t.fctx;
+}
+
+void sim_engine::make_ready(int id, sim::cycles at) {
+  virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
+  if (w.st == state::napping) ready_.erase({w.deadline, id});
+  w.clock = std::max(w.clock, at);
+  w.st = state::ready;
+  w.waiting_on = nullptr;
+  ready_.insert({w.clock, id});
+}
+
+// Every worker sleeps without a timer: the simulated machine is idle until
+// a thread outside the pool gives it work (from_outside).
+void sim_engine::wait_for_outside() {
+  std::unique_lock lock(mutex_);
+  quiescent_at_ = 0;
+  for (const auto& w : workers_) quiescent_at_ = std::max(quiescent_at_, w->clock);
+  outside_ns_.store(to_ns(quiescent_at_), std::memory_order_relaxed);
+  quiescent_ = true;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return !quiescent_; });
+}
+
+void sim_engine::from_outside(void (*fn)(void*), void* arg) {
+  if (t_sim == this || t_in_outside_call) return fn(arg);
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return quiescent_ || done_; });
+  in_outside_call_ = t_in_outside_call = true;
+  fn(arg);
+  in_outside_call_ = t_in_outside_call = false;
+  if (quiescent_ && !ready_.empty()) {
+    quiescent_ = false;
+    changed_.notify_all();
+  }
+}
+
+// ------------------------------------------------------------ the engine calls
+
+std::uint64_t sim_engine::now_ns() {
+  if (t_sim != this || current_ < 0) return outside_ns_.load(std::memory_order_relaxed);
+  virtual_worker& me = current();
+  settle_spawns(me);
+  return to_ns(me.clock);
+}
+
+void sim_engine::wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint64_t timeout_ns) {
+  if (t_sim != this || current_ < 0) fail("wait() called off a virtual worker");
+  virtual_worker& me = current();
+  settle_spawns(me);
+  me.clock += machine_.costs.sleep;
+  if (word.load(std::memory_order_acquire) != expected) return;
+  me.waiting_on = &word;
+  if (timeout_ns != 0) {
+    me.st = state::napping;
+    me.deadline = me.clock + to_cycles(timeout_ns);
+    ready_.insert({me.deadline, current_});
+  } else {
+    me.st = state::waiting;
+  }
+  run_next();
+}
+
+void sim_engine::wake(std::atomic<std::uint32_t>& word) {
+  int target = -1;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    const auto& w = *workers_[i];
+    if ((w.st == state::waiting || w.st == state::napping) && w.waiting_on == &word) {
+      target = static_cast<int>(i);
+      break;
+    }
+  }
+  if (t_sim == this && current_ >= 0) {
+    virtual_worker& me = current();
+    settle_spawns(me);
+    me.clock += machine_.costs.wake;
+    if (target >= 0) make_ready(target, me.clock);
+    yield_if_behind();
+    return;
+  }
+  // From outside the pool: only inside from_outside, while quiescent.
+  if (!in_outside_call_) fail("wake() from outside the pool, not through from_outside()");
+  if (target >= 0) make_ready(target, quiescent_at_ + machine_.costs.wake);
+}
+
+void sim_engine::relax(unsigned) {
+  virtual_worker& me = current();
+  settle_spawns(me);
+  me.clock += machine_.costs.spin;
+  yield_if_behind();
+}
+
+std::uint64_t sim_engine::seed(int worker) {
+  return base_seed_ * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(worker) + 1;
+}
+
+void sim_engine::charge(sched_op op, int, int other) {
+  if (t_sim != this || current_ < 0) return;
+  virtual_worker& me = current();
+  settle_spawns(me);
+  const auto distance = [&] {
+    if (other < 0) return sim::local_distance;
+    const int node = workers_[static_cast<std::size_t>(other)]->node;
+    return machine_.topo.numa_distance[static_cast<std::size_t>(me.node)][static_cast<std::size_t>(node)];
+  };
+  switch (op) {
+    case sched_op::steal_attempt: me.clock += machine_.steal_cycles(distance()); break;
+    case sched_op::mailbox: me.clock += machine_.mailbox_cycles(distance()); break;
+    case sched_op::fiber_switch: me.clock += machine_.costs.fiber_switch; break;
+  }
+  yield_if_behind();
+}
+
+fiber* sim_engine::home_fiber(int worker) { return workers_[static_cast<std::size_t>(worker)]->stack; }
+
+bool sim_engine::memory_accesses(int worker, std::uint64_t (&out)[6]) const {
+  const auto& w = *workers_[static_cast<std::size_t>(worker)];
+  for (std::size_t i = 0; i < sim::served_by_count; ++i) out[i] = w.served[i].load(std::memory_order_relaxed);
+  return true;
+}
+
+// ------------------------------------------------------------ memory
+
+std::uint64_t sim_engine::simulated_address(std::uint64_t address, bool assign) {
+  const std::uint64_t real_page = address >> page_shift_;
+  const std::uint64_t offset = address & ((std::uint64_t{1} << page_shift_) - 1);
+  if (real_page != last_real_page_) {
+    auto it = page_map_.find(real_page);
+    if (it == page_map_.end()) {
+      if (!assign) return 0;
+      it = page_map_.emplace(real_page, next_sim_page_++).first;
+    }
+    last_real_page_ = real_page;
+    last_sim_page_ = it->second;
+  }
+  return (last_sim_page_ << page_shift_) | offset;
+}
+
+void sim_engine::touch(const void* address, std::size_t bytes, access how) noexcept {
+  if (current_ < 0) return;
+  virtual_worker& me = current();
+  settle_spawns(me);
+  const auto kind = how == access::write ? sim::access_kind::write : sim::access_kind::read;
+  std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
+  const std::uint64_t end = at + bytes;
+  if (end < at) fail("touch(): the range wraps around the address space");
+  const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+  while (at < end) {
+    const std::uint64_t piece = std::min(end, (at & ~(page_bytes - 1)) + page_bytes) - at;
+    const sim::access_counts counts = memory_.access(me.core, simulated_address(at, true), piece, kind);
+    me.clock += counts.total_cycles;
+    for (std::size_t i = 0; i < sim::served_by_count; ++i)
+      if (counts.served[i] != 0)
+        me.served[i].store(me.served[i].load(std::memory_order_relaxed) + counts.served[i],
+                           std::memory_order_relaxed);
+    at += piece;
+  }
+  yield_if_behind();
+}
+
+void sim_engine::compute(std::uint64_t cycles) noexcept {
+  if (current_ < 0) return;
+  virtual_worker& me = current();
+  settle_spawns(me);
+  me.clock += cycles;
+  yield_if_behind();
+}
+
+void sim_engine::place_pages(const void* address, std::size_t bytes, int node) noexcept {
+  if (t_sim != this) {
+    // The page map and the memory model belong to the simulation thread:
+    // act while it is quiescent.
+    struct request {
+      sim_engine* self;
+      const void* address;
+      std::size_t bytes;
+      int node;
+    } r{this, address, bytes, node};
+    from_outside([](void* p) {
+      auto& q = *static_cast<request*>(p);
+      q.self->place_pages_now(q.address, q.bytes, q.node);
+    }, &r);
+    return;
+  }
+  place_pages_now(address, bytes, node);
+}
+
+void sim_engine::place_pages_now(const void* address, std::size_t bytes, int node) noexcept {
+  std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
+  const std::uint64_t end = at + bytes;
+  const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+  for (at &= ~(page_bytes - 1); at < end; at += page_bytes) {
+    const std::uint64_t sim_address = simulated_address(at, true);
+    if (node < 0) memory_.interleave(sim_address, page_bytes);
+    else memory_.bind(sim_address, page_bytes, std::min(node, machine_.topo.num_numa_nodes - 1));
+  }
+}
+
+int sim_engine::page_home(const void* address) noexcept {
+  if (t_sim != this) {
+    struct request {
+      sim_engine* self;
+      const void* address;
+      int home;
+    } r{this, address, -1};
+    from_outside([](void* p) {
+      auto& q = *static_cast<request*>(p);
+      q.home = q.self->page_home(q.address);
+    }, &r);
+    return r.home;
+  }
+  const std::uint64_t sim_address = simulated_address(reinterpret_cast<std::uintptr_t>(address), false);
+  if (sim_address == 0) return -1;
+  const auto home = memory_.home_of(sim_address);
+  return home ? *home : -1;
+}
+
+}  // namespace locus::detail
