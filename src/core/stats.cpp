@@ -25,7 +25,7 @@ constexpr double worker_stats::* times[] = {&worker_stats::work_s, &worker_stats
 
 std::uint64_t g_baseline_busy_ns = 0;
 
-std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
+std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
   std::vector<worker_stats> out;
   const std::uint64_t now = rt.eng->now_ns();
   for (auto& wp : rt.workers) {
@@ -62,6 +62,25 @@ std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt) {
     out.push_back(s);
   }
   return out;
+}
+
+// The simulator takes the snapshot when every worker sleeps, so that it is
+// the same every run; the threaded engine takes it at once.
+std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt, std::uint64_t& busy) {
+  struct request {
+    detail::runtime_state& rt;
+    std::vector<worker_stats> out;
+    std::uint64_t busy = 0;
+  } r{rt, {}};
+  rt.eng->from_outside(
+      [](void* p) {
+        auto& q = *static_cast<request*>(p);
+        q.out = snapshot_now(q.rt);
+        q.busy = detail::busy_ns(q.rt);
+      },
+      &r);
+  busy = r.busy;
+  return std::move(r.out);
 }
 
 worker_stats minus(const worker_stats& a, const worker_stats& b) {
@@ -136,9 +155,9 @@ std::string stats::to_json() const {
 stats get_stats() {
   detail::runtime_state& rt = detail::pool();
   stats out;
-  out.workers = raw_snapshot(rt);
+  std::uint64_t busy = 0;
+  out.workers = raw_snapshot(rt, busy);
   out.simulated = rt.cfg.simulate;
-  const std::uint64_t busy = detail::busy_ns(rt);
   std::lock_guard lock(g_baseline_mutex);
   const bool since_reset = g_baseline_pool == &rt && g_baseline.size() == out.workers.size();
   if (since_reset)
@@ -150,8 +169,7 @@ stats get_stats() {
 void reset_stats() {
   detail::runtime_state& rt = detail::pool();
   std::lock_guard lock(g_baseline_mutex);
-  g_baseline = raw_snapshot(rt);
-  g_baseline_busy_ns = detail::busy_ns(rt);
+  g_baseline = raw_snapshot(rt, g_baseline_busy_ns);
   g_baseline_pool = &rt;
 }
 
