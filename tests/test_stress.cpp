@@ -41,6 +41,7 @@ struct tree {
     volatile long v = 0;
     const int spin = static_cast<int>(mix(id ^ (seed << 1)) % 200);
     for (int i = 0; i < spin; ++i) v = v + i;
+    locus::compute(static_cast<std::uint64_t>(spin) * 50);  // its duration under the simulator
     return static_cast<long>(mix(id) % 1000);
   }
   static std::uint64_t child(std::uint64_t id, int i) { return id * 8 + static_cast<std::uint64_t>(i) + 1; }
@@ -94,9 +95,31 @@ struct tree {
   }
 };
 
-int seeds_per_count() {
-  const char* s = std::getenv("LOCUS_STRESS_SEEDS");
-  return s != nullptr ? std::max(1, std::atoi(s)) : 60;
+int seeds_from(const char* variable, int fallback) {
+  const char* s = std::getenv(variable);
+  return s != nullptr ? std::max(1, std::atoi(s)) : fallback;
+}
+
+int seeds_per_count() { return seeds_from("LOCUS_STRESS_SEEDS", 60); }
+
+// Runs tree t from outside the pool and checks it against the serial run;
+// returns whether it threw.
+bool check_tree(const tree& t, int s) {
+  long expect_nodes = 0;
+  bool expect_throw = false;
+  const long expect = t.serial(1, 0, expect_nodes, expect_throw);
+  std::atomic<long> nodes{0};
+  long got = -1;
+  bool caught = false;
+  try {
+    locus::fork_join([&] { got = t.parallel(1, 0, nodes); }, [] {});
+  } catch (const tree_error&) {
+    caught = true;
+  }
+  EXPECT_EQ(caught, expect_throw) << "seed " << s;
+  if (!caught) EXPECT_EQ(got, expect) << "seed " << s;
+  EXPECT_EQ(nodes.load(), expect_nodes) << "seed " << s << ": every node runs, exception or not";
+  return caught;
 }
 
 }  // namespace
@@ -113,23 +136,8 @@ TEST_P(RandomTrees, MatchTheSerialResult) {
   for (int s = 0; s < seeds; ++s) {
     const tree t{static_cast<std::uint64_t>(s) * 1000003 + static_cast<std::uint64_t>(GetParam()), 5 + s % 5,
                  s % 3 == 0};
-    long expect_nodes = 0;
-    bool expect_throw = false;
-    const long expect = t.serial(1, 0, expect_nodes, expect_throw);
-    std::atomic<long> nodes{0};
-    long got = -1;
-    bool caught = false;
-    try {
-      locus::fork_join([&] { got = t.parallel(1, 0, nodes); }, [] {});
-    } catch (const tree_error&) {
-      caught = true;
-    }
-    ASSERT_EQ(caught, expect_throw) << "seed " << s;
-    if (!caught) {
-      ASSERT_EQ(got, expect) << "seed " << s;
-    }
-    ASSERT_EQ(nodes.load(), expect_nodes) << "seed " << s << ": every node runs, exception or not";
-    threw += caught;
+    threw += check_tree(t, s);
+    if (::testing::Test::HasFailure()) return;
   }
   if (seeds >= 30) {
     EXPECT_GT(threw, 0) << "no seed exercised an exception";
@@ -137,3 +145,27 @@ TEST_P(RandomTrees, MatchTheSerialResult) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 3, 4, 8));
+
+// The same trees under the simulator, one simulated run per seed: the seed
+// drives every worker's victim choice, so each explores another
+// interleaving, deterministically. 1 to 12 workers on the 8 cores of the
+// Nehalem preset (oversubscribed above 8). LOCUS_SIM_STRESS_SEEDS sets the
+// number of seeds (default 2000).
+TEST(SimulatedRandomTrees, MatchTheSerialResult) {
+  const int seeds = seeds_from("LOCUS_SIM_STRESS_SEEDS", 2000);
+  int threw = 0;
+  for (int s = 0; s < seeds; ++s) {
+    locus::runtime_options o;
+    o.engine = "sim";
+    o.machine = "tbb-numa-nehalem-2x4";
+    o.workers = 1 + s % 12;
+    o.seed = s;
+    locus::runtime rt(o);
+    const tree t{static_cast<std::uint64_t>(s) * 7919 + 17, 3 + s % 3, s % 3 == 0};
+    threw += check_tree(t, s);
+    if (::testing::Test::HasFailure()) return;
+  }
+  if (seeds >= 30) {
+    EXPECT_GT(threw, 0) << "no seed exercised an exception";
+  }
+}

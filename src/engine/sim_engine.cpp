@@ -393,10 +393,14 @@ int sim_engine::page_home(const void* address) noexcept {
     } r{this, address, -1};
     from_outside([](void* p) {
       auto& q = *static_cast<request*>(p);
-      q.home = q.self->page_home(q.address);
+      q.home = q.self->page_home_now(q.address);
     }, &r);
     return r.home;
   }
+  return page_home_now(address);
+}
+
+int sim_engine::page_home_now(const void* address) noexcept {
   const std::uint64_t sim_address = simulated_address(reinterpret_cast<std::uintptr_t>(address), false);
   if (sim_address == 0) return -1;
   const auto home = memory_.home_of(sim_address);

@@ -1,0 +1,212 @@
+// The simulated engine: determinism, closed forms, memory accounting, and
+// the settings that select it. (Random fork-join trees under the simulator
+// over many seeds are in test_stress.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/sim_engine.hpp"
+#include "locus/locus.hpp"
+#include "sim/machine_model.hpp"
+
+namespace sim = locus::detail::sim;
+
+namespace {
+
+locus::runtime_options simulated(const std::string& machine, int workers, long long seed = 1) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = machine;
+  o.workers = workers;
+  o.seed = seed;
+  return o;
+}
+
+long fib(int n) {
+  if (n < 2) {
+    locus::compute(7);
+    return n;
+  }
+  long a = 0, b = 0;
+  locus::fork_join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+  return a + b;
+}
+
+// A small program with spawns, loops, memory and steals; returns its
+// statistics as JSON.
+// Its memory is the caller's: allocated once, the runs see the same
+// addresses (across processes the allocator repeats itself by itself).
+std::string run_program(const locus::runtime_options& o, std::vector<double>& data) {
+  locus::runtime rt(o);
+  locus::reset_stats();
+  EXPECT_EQ(fib(18), 2584);
+  const double sum = locus::parallel_reduce(
+      std::int64_t{0}, static_cast<std::int64_t>(data.size()), std::int64_t{512}, 0.0,
+      [&](std::int64_t lo, std::int64_t hi, double acc) {
+        locus::touch(&data[static_cast<std::size_t>(lo)], static_cast<std::size_t>(hi - lo) * sizeof(double));
+        locus::compute(static_cast<std::uint64_t>(hi - lo));
+        for (std::int64_t i = lo; i < hi; ++i) acc += data[static_cast<std::size_t>(i)];
+        return acc;
+      },
+      [](double a, double b) { return a + b; });
+  EXPECT_EQ(sum, static_cast<double>(data.size()));
+  return locus::get_stats().to_json();
+}
+
+sim::cycles to_cycles(double seconds, const sim::machine_model& m) {
+  return static_cast<sim::cycles>(std::llround(seconds * 1e9 * m.clock_ghz));
+}
+
+}  // namespace
+
+
+TEST(SimEngine, SameSeedGivesTheSameRun) {
+  const auto o = simulated("numa-ws-4x8", 32, 7);
+  std::vector<double> data(1 << 16, 1.0);
+  const std::string first = run_program(o, data);
+  const std::string second = run_program(o, data);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first.find("\"simulated\":true"), std::string::npos);
+}
+
+TEST(SimEngine, DifferentSeedsGiveDifferentInterleavings) {
+  std::vector<std::string> runs;
+  std::vector<double> data(1 << 16, 1.0);
+  for (long long seed = 1; seed <= 4; ++seed) runs.push_back(run_program(simulated("numa-ws-4x8", 32, seed), data));
+  bool any_differs = false;
+  for (const auto& r : runs) any_differs = any_differs || r != runs[0];
+  EXPECT_TRUE(any_differs);
+}
+
+TEST(SimEngine, OneWorkerTakesTheSumOfTheCosts) {
+  // One worker: the wake that starts the computation, each leaf's compute,
+  // and each fork's push and pop; nothing else is charged.
+  const auto machine = sim::find_machine("numa-ws-4x8");
+  locus::runtime rt(simulated("numa-ws-4x8", 1));
+  locus::reset_stats();
+  EXPECT_EQ(fib(16), 987);
+  const auto s = locus::get_stats();
+  const std::uint64_t leaves = 1597, forks = 1596;
+  ASSERT_EQ(s.total().spawns, forks);
+  const sim::cycles expected =
+      machine.costs.wake + leaves * 7 + forks * (machine.costs.deque_push + machine.costs.deque_pop);
+  const sim::cycles got = to_cycles(s.elapsed_s, machine);
+  EXPECT_NEAR(static_cast<double>(got), static_cast<double>(expected), 3.0);  // ns rounding
+  EXPECT_EQ(s.total().steal_attempts, 0u);
+}
+
+TEST(SimEngine, EqualIndependentTasksDivideByP) {
+  // P x 8 tasks of 200k cycles each: T_P is T_1 / P plus the cost of
+  // spreading the work (steals, wakes), which is small against the tasks.
+  const sim::cycles task = 200'000;
+  for (int p : {2, 8, 32}) {
+    const auto machine = sim::find_machine("numa-ws-4x8");
+    locus::runtime rt(simulated("numa-ws-4x8", p));
+    locus::reset_stats();
+    locus::parallel_for(0, 8 * p, 1, [&](int) { locus::compute(task); });
+    const auto s = locus::get_stats();
+    const double ideal = 8.0 * static_cast<double>(task);  // T_1 / P
+    const double got = static_cast<double>(to_cycles(s.elapsed_s, machine));
+    EXPECT_GE(got, ideal) << "P=" << p;
+    EXPECT_LE(got, ideal * 1.10 + 20'000) << "P=" << p;
+    EXPECT_NEAR(s.total().work_s, 8.0 * p * task / (machine.clock_ghz * 1e9), 0.01 * s.total().work_s);
+  }
+}
+
+TEST(SimEngine, OversubscribedWorkersShareCores) {
+  // 12 workers on the 8 cores of the Nehalem preset.
+  locus::runtime rt(simulated("tbb-numa-nehalem-2x4", 12));
+  EXPECT_EQ(locus::num_workers(), 12);
+  EXPECT_EQ(fib(20), 6765);
+}
+
+TEST(SimEngine, CountsMemoryAccessesByLevel) {
+  locus::runtime rt(simulated("numa-ws-4x8", 1));
+  // 4096 lines, line-aligned: fits the 16 MB L3.
+  std::vector<char> storage(256 * 1024 + 64);
+  const std::span<char> data(storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64,
+                             256 * 1024);
+  locus::reset_stats();
+  locus::fork_join([&] { locus::touch(data.data(), data.size(), locus::access::write); }, [] {});
+  auto first = locus::get_stats().total();
+  EXPECT_EQ(first.local_dram, 4096u);
+  EXPECT_EQ(first.remote_dram, 0u);
+  locus::reset_stats();
+  locus::fork_join([&] { locus::touch(data.data(), data.size()); }, [] {});
+  auto second = locus::get_stats().total();
+  EXPECT_EQ(second.local_dram + second.remote_dram, 0u);
+  EXPECT_EQ(second.l1_hits + second.l2_hits + second.l3_hits, 4096u);
+}
+
+TEST(SimEngine, FirstTouchHomesPagesOnTheTouchingNode) {
+  // 4 workers, one per socket (places = numa): place p is node p.
+  locus::runtime rt(simulated("numa-ws-4x8", 4));
+  constexpr std::size_t region = 64 * 1024;
+  std::vector<char> data(4 * region);
+  std::vector<int> toucher(4, -1);
+  locus::parallel_for(0, 4, 1, [&](int i) {
+    locus::touch(data.data() + i * region, region, locus::access::write);
+    toucher[static_cast<std::size_t>(i)] = locus::current_place();
+  });
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(locus::detail::simulated_page_home(data.data() + i * region + region / 2), toucher[i]) << "region " << i;
+
+  locus::detail::simulate_place_pages(data.data(), region, 3);
+  EXPECT_EQ(locus::detail::simulated_page_home(data.data()), 3);
+  locus::detail::simulate_place_pages(data.data(), 2 * 4096, -1);  // interleave two pages
+  EXPECT_NE(locus::detail::simulated_page_home(data.data()), locus::detail::simulated_page_home(data.data() + 4096));
+}
+
+TEST(SimEngine, SettingsAreChecked) {
+  {
+    locus::runtime_options o;
+    o.machine = "numa-ws-4x8";  // without engine=sim
+    EXPECT_THROW(
+        {
+          try {
+            locus::runtime rt(o);
+          } catch (const locus::config_error& e) {
+            EXPECT_NE(std::string(e.what()).find("LOCUS_ENGINE=sim"), std::string::npos) << e.what();
+            throw;
+          }
+        },
+        locus::config_error);
+  }
+  {
+    auto o = simulated("numa-ws-4x8", 4);
+    o.topology = "2x2";
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+  }
+  {
+    auto o = simulated("no-such-machine", 4);
+    try {
+      locus::runtime rt(o);
+      ADD_FAILURE() << "an unknown machine was accepted";
+    } catch (const locus::config_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("no-such-machine"), std::string::npos) << what;
+      EXPECT_NE(what.find("numa-ws-4x8"), std::string::npos) << what;
+    }
+  }
+  {
+    locus::runtime_options o;
+    o.engine = "simulated";
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+  }
+}
+
+TEST(SimEngine, AnnotationsOffThePoolAreIgnored) {
+  locus::runtime rt(simulated("numa-ws-4x8", 2));
+  std::vector<char> data(4096);
+  locus::reset_stats();
+  locus::touch(data.data(), data.size());  // the main thread is not a worker
+  locus::compute(1'000'000);
+  const auto s = locus::get_stats();
+  EXPECT_EQ(s.total().l1_hits + s.total().local_dram, 0u);
+  EXPECT_EQ(s.elapsed_s, 0.0);
+  EXPECT_EQ(locus::engine_name(), "sim");
+}
