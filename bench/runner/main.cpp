@@ -40,6 +40,9 @@ struct options {
   std::map<std::string, std::string> params;
   std::string out = "results/bench.jsonl";
   bool quiet = false;
+  bool simulate = false;          // --engine sim
+  std::string machine = "host";   // --machine, with --engine sim
+  bool reps_given = false, warmup_given = false;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -64,6 +67,11 @@ void usage() {
       "  --out FILE.jsonl      results file, appended to (default results/bench.jsonl)\n"
       "  --quiet               no progress lines\n"
       "  --list                list benchmarks and their parameters\n"
+      "  --engine threaded|sim run on this machine's threads (default) or on the simulator\n"
+      "  --machine NAME|FILE   the simulated machine (with --engine sim; default host)\n"
+      "  --list-machines       list the simulator's machine presets\n"
+      "  With --engine sim: variants serial and locus:<policy> only; times are simulated;\n"
+      "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
       policies +
       "), tbb, tbb:affinity, omp:static, omp:dynamic, omp:guided\n"
@@ -72,6 +80,21 @@ void usage() {
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())
     std::printf("  %-12s %s\n  %-12s   from %s\n", b.name.c_str(), b.description.c_str(), "", b.source.c_str());
+}
+
+locus::runtime_options simulated(const std::string& machine, int workers, const std::string& policy) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = machine;
+  o.workers = workers;
+  o.policy = policy;
+  return o;
+}
+
+// The simulated machine's core count (starting a pool on it checks the name).
+int simulated_cores(const std::string& machine) {
+  locus::runtime probe(simulated(machine, 0, ""));
+  return locus::num_workers();
 }
 
 options parse(int argc, char** argv) {
@@ -98,7 +121,11 @@ options parse(int argc, char** argv) {
     } else if (a == "--reps") {
       o.reps = positive("--reps", need(i));
       if (o.reps < 1) throw std::invalid_argument("--reps must be at least 1");
-    } else if (a == "--warmup") o.warmup = positive("--warmup", need(i));
+      o.reps_given = true;
+    } else if (a == "--warmup") {
+      o.warmup = positive("--warmup", need(i));
+      o.warmup_given = true;
+    }
     else if (a == "--size") {
       const std::string s = need(i);
       if (s == "tiny") o.size = bench::size_class::tiny;
@@ -112,6 +139,15 @@ options parse(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--param " + kv + ": expected key=value");
       o.params[kv.substr(0, eq)] = kv.substr(eq + 1);
     } else if (a == "--out") o.out = need(i);
+    else if (a == "--engine") {
+      const std::string e = need(i);
+      if (e != "threaded" && e != "sim") throw std::invalid_argument("--engine " + e + ": accepted are threaded, sim");
+      o.simulate = e == "sim";
+    } else if (a == "--machine") o.machine = need(i);
+    else if (a == "--list-machines") {
+      for (const auto& m : locus::available_machines()) std::printf("%-24s %s\n", m.name.c_str(), m.summary.c_str());
+      std::exit(0);
+    }
     else if (a == "--quiet") o.quiet = true;
     else if (a == "--help" || a == "-h") {
       usage();
@@ -127,6 +163,14 @@ options parse(int argc, char** argv) {
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + a + " (see --help)");
   }
+  if (o.simulate) {
+    // A simulated run repeats exactly: one timed run, no warm-up.
+    if (!o.reps_given) o.reps = 1;
+    if (!o.warmup_given) o.warmup = 0;
+    if (o.workers.empty()) o.workers = {1, simulated_cores(o.machine)};
+  } else if (o.machine != "host") {
+    throw std::invalid_argument("--machine " + o.machine + " needs --engine sim");
+  }
   if (o.workers.empty())
     for (unsigned p = 1; p <= std::max(1u, std::thread::hardware_concurrency()); ++p) o.workers.push_back(static_cast<int>(p));
   return o;
@@ -134,9 +178,14 @@ options parse(int argc, char** argv) {
 
 // The variants that apply to a benchmark when none were named: for a
 // benchmark without loops, partitioners and schedules make no difference.
-std::vector<bench::variant> default_variants(const bench::benchmark& b) {
+std::vector<bench::variant> default_variants(const bench::benchmark& b, bool simulate) {
   std::vector<std::string> names = {"serial"};
   for (const auto& p : locus::available_policies()) names.push_back("locus:" + p);
+  if (simulate) {  // oneTBB and OpenMP run on real threads only
+    std::vector<bench::variant> out;
+    for (const auto& n : names) out.push_back(bench::parse_variant(n));
+    return out;
+  }
   names.push_back("tbb");
   if (b.uses_loops) names.push_back("tbb:affinity");
   names.push_back("omp:static");
@@ -150,13 +199,17 @@ std::vector<bench::variant> default_variants(const bench::benchmark& b) {
 }
 
 // Sets up an implementation for one run and runs a function inside it.
+// Under the simulator the serial variant runs as one task on one simulated
+// worker, so that its time is simulated too.
 class environment {
  public:
-  environment(const bench::variant& v, int workers) : v_(v) {
+  environment(const bench::variant& v, int workers, const options& opt) : v_(v), simulate_(opt.simulate) {
     switch (v.kind) {
-      case bench::impl::serial: break;
+      case bench::impl::serial:
+        if (simulate_) locus_ = std::make_unique<locus::runtime>(simulated(opt.machine, 1, ""));
+        break;
       case bench::impl::locus: {
-        locus::runtime_options o;
+        locus::runtime_options o = simulate_ ? simulated(opt.machine, workers, v.policy) : locus::runtime_options{};
         o.workers = workers;
         o.policy = v.policy;
         locus_ = std::make_unique<locus::runtime>(o);
@@ -181,11 +234,13 @@ class environment {
   template <class Fn>
   void run(Fn&& fn) {
     if (arena_) arena_->execute(fn);
+    else if (simulate_ && v_.kind == bench::impl::serial) locus::fork_join(fn, [] {});
     else fn();
   }
 
  private:
   bench::variant v_;
+  bool simulate_;
   std::unique_ptr<locus::runtime> locus_;
   std::unique_ptr<tbb::global_control> control_;
   std::unique_ptr<tbb::task_arena> arena_;
@@ -200,6 +255,23 @@ struct cell {
   std::string summary;
   locus::worker_stats counters;  // summed over timed runs (locus only)
 };
+
+void accumulate(locus::worker_stats& sum, const locus::worker_stats& t) {
+  sum.work_s += t.work_s;
+  sum.sched_s += t.sched_s;
+  sum.idle_s += t.idle_s;
+  sum.spawns += t.spawns;
+  sum.steals += t.steals;
+  sum.steal_attempts += t.steal_attempts;
+  sum.pushes += t.pushes;
+  sum.mailbox_hits += t.mailbox_hits;
+  sum.l1_hits += t.l1_hits;
+  sum.l2_hits += t.l2_hits;
+  sum.l3_hits += t.l3_hits;
+  sum.remote_l3_hits += t.remote_l3_hits;
+  sum.local_dram += t.local_dram;
+  sum.remote_dram += t.remote_dram;
+}
 
 std::string machine_name() {
   char host[256] = "?";
@@ -254,6 +326,8 @@ int main(int argc, char** argv) {
   try {
     for (const auto& v : opt.variants) named.push_back(bench::parse_variant(v));
     for (const auto& v : named) {
+      if (opt.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial)
+        throw std::invalid_argument("variant \"" + v.name + "\": the simulator runs serial and locus:<policy> only");
       if (v.kind != bench::impl::locus) continue;
       const auto policies = locus::available_policies();
       if (std::find(policies.begin(), policies.end(), v.policy) == policies.end()) {
@@ -278,7 +352,7 @@ int main(int argc, char** argv) {
   bool all_verified = true;
   std::size_t done_cells = 0, total_cells = 0;
   for (const auto* b : chosen) {
-    const auto vs = named.empty() ? default_variants(*b) : named;
+    const auto vs = named.empty() ? default_variants(*b, opt.simulate) : named;
     for (const auto& v : vs) total_cells += v.kind == bench::impl::serial ? 1 : opt.workers.size();
   }
 
@@ -292,7 +366,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::vector<cell> cells;
-    for (const auto& v : named.empty() ? default_variants(*b) : named) {
+    for (const auto& v : named.empty() ? default_variants(*b, opt.simulate) : named) {
       if (v.kind == bench::impl::serial) cells.push_back({v, 1, {}});
       else
         for (int w : opt.workers) cells.push_back({v, w, {}});
@@ -303,20 +377,17 @@ int main(int argc, char** argv) {
     for (int round = 0; round < opt.warmup + opt.reps; ++round) {
       const bool timed = round >= opt.warmup;
       for (auto& c : cells) {
-        environment env(c.v, c.workers);
+        environment env(c.v, c.workers, opt);
         inst->prepare();
-        if (c.v.kind == bench::impl::locus) locus::reset_stats();
+        const bool counted = c.v.kind == bench::impl::locus || opt.simulate;
+        if (counted) locus::reset_stats();
         const auto start = std::chrono::steady_clock::now();
         env.run([&] { inst->run(c.v); });
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (c.v.kind == bench::impl::locus && timed) {
-          const auto t = locus::get_stats().total();
-          c.counters.work_s += t.work_s;
-          c.counters.sched_s += t.sched_s;
-          c.counters.idle_s += t.idle_s;
-          c.counters.spawns += t.spawns;
-          c.counters.steals += t.steals;
-          c.counters.steal_attempts += t.steal_attempts;
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (counted) {
+          const auto stats = locus::get_stats();
+          if (opt.simulate) s = stats.elapsed_s;  // the simulated T_P
+          if (timed) accumulate(c.counters, stats.total());
         }
         const std::string why = inst->verify();
         if (!why.empty() && c.verified) {
@@ -351,8 +422,8 @@ int main(int argc, char** argv) {
           .add("max_s", *mx)
           .add("verified", c.verified)
           .add("size", bench::to_string(opt.size))
-          .add("engine", "threaded")
-          .add("machine", machine)
+          .add("engine", opt.simulate ? "sim" : "threaded")
+          .add("machine", opt.simulate ? opt.machine : machine)
           .add("time", now_iso())
           .add("summary", c.summary)
           .add("uses_loops", b->uses_loops);
@@ -360,14 +431,27 @@ int main(int argc, char** argv) {
       json::object params;
       for (const auto& [k, v] : p.used()) params.add(k, v);
       o.add_raw("params", params.str());
-      if (c.v.kind == bench::impl::locus) {
-        const double n = static_cast<double>(c.seconds.size());
+      const double n = static_cast<double>(c.seconds.size());
+      if (c.v.kind == bench::impl::locus || opt.simulate) {
         o.add("work_s", c.counters.work_s / n)
             .add("sched_s", c.counters.sched_s / n)
             .add("idle_s", c.counters.idle_s / n)
             .add("spawns", static_cast<double>(c.counters.spawns) / n)
             .add("steals", static_cast<double>(c.counters.steals) / n)
-            .add("steal_attempts", static_cast<double>(c.counters.steal_attempts) / n);
+            .add("steal_attempts", static_cast<double>(c.counters.steal_attempts) / n)
+            .add("pushes", static_cast<double>(c.counters.pushes) / n)
+            .add("mailbox_hits", static_cast<double>(c.counters.mailbox_hits) / n);
+      }
+      if (opt.simulate) {
+        // Cache blocks of one line, by where the memory model served them.
+        json::object accesses;
+        accesses.add("l1", static_cast<double>(c.counters.l1_hits) / n)
+            .add("l2", static_cast<double>(c.counters.l2_hits) / n)
+            .add("l3", static_cast<double>(c.counters.l3_hits) / n)
+            .add("remote_l3", static_cast<double>(c.counters.remote_l3_hits) / n)
+            .add("local_dram", static_cast<double>(c.counters.local_dram) / n)
+            .add("remote_dram", static_cast<double>(c.counters.remote_dram) / n);
+        o.add_raw("accesses", accesses.str());
       }
       out << o.str() << '\n';
     }

@@ -58,6 +58,12 @@ int current_place() noexcept;
 std::string policy_name();
 // The engine running the workers: "threaded" or "sim" (starts the pool if needed).
 std::string engine_name();
+// The simulator's machine presets (LOCUS_MACHINE), in a stable order.
+struct machine_info {
+  std::string name;
+  std::string summary;  // one line: shape, caches, clock, the paper it comes from
+};
+std::vector<machine_info> available_machines();
 // Names LOCUS_POLICY accepts.
 std::vector<std::string> available_policies();
 

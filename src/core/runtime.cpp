@@ -192,4 +192,11 @@ std::string policy_name() { return detail::pool().policy->name(); }
 std::string engine_name() { return detail::pool().eng->name(); }
 std::vector<std::string> available_policies() { return detail::policy_names(); }
 
+std::vector<machine_info> available_machines() {
+  std::vector<machine_info> out;
+  for (const auto& preset : detail::sim::machine_presets())
+    out.push_back({std::string(preset.name), std::string(preset.summary)});
+  return out;
+}
+
 }  // namespace locus
