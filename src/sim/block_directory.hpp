@@ -4,15 +4,19 @@
 // is a number below the count given at construction; the memory model uses
 // one per core (its private caches) and one per shared cache.
 //
-// An open-addressing hash table (linear probing, deletion by backward
-// shift, so no tombstones) from block number to a bit set over holders.
-// Only blocks some holder has get an entry. A slot is the key followed by
-// its bits, so a lookup touches one place in memory: on a big machine the
-// table is tens of megabytes and each probe is a likely cache miss.
+// A two-level table indexed by block number: chunks of 4096 blocks, each a
+// flat array of holder bit sets, found through a map from chunk number
+// (with the last chunk remembered). The simulator numbers pages densely in
+// first-touch order, so the blocks of a program fill whole chunks, and a
+// program sweeping memory walks each chunk in order: a lookup is an index,
+// not a hash probe into a table far larger than the host's caches (which
+// is what dominated the simulator's time).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace locus::detail::sim {
@@ -30,29 +34,29 @@ class block_directory {
 
   // Adds the holders whose bits are set in `holders` (words() words).
   void add(std::uint64_t block, const std::uint64_t* holders);
-  // Drops the entry once no holder has the block.
+  // Drops the holder; the block counts as held no more once none is left.
   void remove(std::uint64_t block, int holder);
 
   // Number of blocks at least one holder has.
   std::size_t size() const { return count_; }
 
  private:
-  static constexpr std::uint64_t empty = ~std::uint64_t{0};
+  static constexpr int chunk_log2 = 12;
+  static constexpr std::uint64_t chunk_blocks = std::uint64_t{1} << chunk_log2;
 
-  std::size_t capacity() const { return slots_.size() / stride_; }
-  std::uint64_t* slot(std::size_t index) { return slots_.data() + index * stride_; }
-  const std::uint64_t* slot(std::size_t index) const { return slots_.data() + index * stride_; }
-  std::size_t home_index(std::uint64_t block) const;
-  // The index of the slot holding `block`, or of the empty slot where it
-  // would go.
-  std::size_t find_index(std::uint64_t block) const;
-  void erase_index(std::size_t index);
-  void grow();
+  // The bits of `block`, or nullptr when its chunk does not exist (and
+  // `create` is false).
+  std::uint64_t* bits(std::uint64_t block, bool create) const;
+
+  // Chunks below this number are found by index (the simulator's dense
+  // addresses), the rest through the map (any address, as in tests).
+  static constexpr std::uint64_t indexed_chunks = std::uint64_t{1} << 20;
 
   std::size_t words_;
-  std::size_t stride_;  // 1 + words_: the key, then the bits
-  int capacity_log2_;
-  std::vector<std::uint64_t> slots_;
+  mutable std::vector<std::unique_ptr<std::uint64_t[]>> indexed_;
+  mutable std::unordered_map<std::uint64_t, std::unique_ptr<std::uint64_t[]>> chunks_;
+  mutable std::uint64_t last_chunk_ = ~std::uint64_t{0};
+  mutable std::uint64_t* last_bits_ = nullptr;
   std::size_t count_ = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 namespace locus::detail::sim {
 
@@ -36,9 +37,19 @@ class page_homes {
     return static_cast<int>(page % static_cast<std::uint64_t>(num_nodes_));
   }
 
+  // The home slot of `page` (-1: none yet), created if `create`, else
+  // nullptr when there is none.
+  std::int32_t* slot(std::uint64_t page, bool create);
+  const std::int32_t* find(std::uint64_t page) const;
+
+  // Pages below this number (the simulator's dense page numbers) are kept
+  // by index, the rest in the map (any address, as in tests).
+  static constexpr std::uint64_t indexed_pages = std::uint64_t{1} << 26;
+
   int num_nodes_;
   page_policy policy_;
-  std::unordered_map<std::uint64_t, int> homes_;
+  std::vector<std::int32_t> indexed_;
+  std::unordered_map<std::uint64_t, std::int32_t> homes_;
 };
 
 }  // namespace locus::detail::sim
