@@ -128,6 +128,14 @@ class placed_array {
   using value_type = T;
 
   placed_array() = default;
+  // A moved-from array is empty.
+  placed_array(placed_array&& other) noexcept
+      : pages_(std::move(other.pages_)), size_(std::exchange(other.size_, 0)) {}
+  placed_array& operator=(placed_array&& other) noexcept {
+    pages_ = std::move(other.pages_);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
 
   T* data() noexcept { return static_cast<T*>(pages_.address()); }
   const T* data() const noexcept { return static_cast<const T*>(pages_.address()); }

@@ -24,7 +24,8 @@ std::string for_place(int place, int node) {
 void place_range(std::string_view call, const place_nodes& nodes, void* address, std::size_t bytes,
                  int place) {
   const int node = nodes.node[static_cast<std::size_t>(place)];
-  if (nodes.on_host && kernel_places_pages()) bind_pages(call, address, bytes, node, for_place(place, node));
+  if (nodes.on_host && kernel_places_pages())
+    bind_pages(call, address, bytes, node, "for place " + std::to_string(place));
   simulate_place_pages(address, bytes, node);
 }
 
