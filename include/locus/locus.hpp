@@ -5,6 +5,7 @@
 #include "locus/annotate.hpp"
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"
+#include "locus/memory.hpp"
 #include "locus/parallel.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
