@@ -9,6 +9,8 @@
 // and one that does not (misses to DRAM, the slower path of the model).
 //
 //   locus-sim-speed [--machine NAME] [--workers P] [--mib N]
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,8 +24,16 @@ namespace {
 struct result {
   double accesses = 0;
   double wall_s = 0;
+  double cpu_s = 0;
   double simulated_s = 0;
+  std::size_t block_bytes = 0;
 };
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 result sweep(const std::string& machine, int workers, std::size_t bytes, int passes) {
   locus::runtime_options o;
@@ -35,6 +45,7 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
   const std::int64_t chunk = 4096 / sizeof(double);  // one page per chunk
   locus::reset_stats();
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = process_cpu_seconds();
   for (int pass = 0; pass < passes; ++pass)
     locus::parallel_for(std::int64_t{0}, static_cast<std::int64_t>(in.size()), chunk,
                         [&](std::int64_t lo, std::int64_t hi) {
@@ -46,11 +57,13 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
                         });
   result r;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_s = process_cpu_seconds() - cpu_start;
   const auto s = locus::get_stats();
   const auto t = s.total();
   r.accesses = static_cast<double>(t.l1_hits + t.l2_hits + t.l3_hits + t.remote_l3_hits + t.local_dram +
                                    t.remote_dram);
   r.simulated_s = s.elapsed_s;
+  r.block_bytes = s.block_bytes;
   return r;
 }
 
@@ -71,9 +84,11 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    std::printf("simulator speed on %s, %d workers (wall clock of this machine, one core)\n", machine.c_str(),
-                workers);
-    std::printf("%-22s %12s %10s %14s %18s\n", "workload", "accesses", "wall_s", "simulated_s", "accesses/s");
+    std::printf("simulator speed on %s, %d workers; the simulation runs on one thread. accesses/s is per\n"
+                "second of this process's CPU time (the machine may be shared), wall_s for reference\n",
+                machine.c_str(), workers);
+    std::printf("%-22s %6s %12s %8s %8s %12s %12s\n", "workload", "block", "accesses", "wall_s", "cpu_s",
+                "simulated_s", "accesses/s");
     const struct {
       const char* name;
       std::size_t bytes;
@@ -81,8 +96,8 @@ int main(int argc, char** argv) {
     } cases[] = {{"fits in caches (4 MiB)", std::size_t{4} << 20, 20}, {"streams from DRAM", big_mib << 20, 2}};
     for (const auto& c : cases) {
       const result r = sweep(machine, workers, c.bytes, c.passes);
-      std::printf("%-22s %12.0f %10.3f %14.6f %18.3e\n", c.name, r.accesses, r.wall_s, r.simulated_s,
-                  r.accesses / r.wall_s);
+      std::printf("%-22s %6zu %12.0f %8.3f %8.3f %12.6f %12.3e\n", c.name, r.block_bytes, r.accesses, r.wall_s,
+                  r.cpu_s, r.simulated_s, r.accesses / r.cpu_s);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "locus-sim-speed: %s\n", e.what());

@@ -38,6 +38,7 @@ struct stats {
   // pool was running: simulated time under the simulator (its T_P).
   double elapsed_s = 0;
   bool simulated = false;          // counted by the simulator
+  std::size_t block_bytes = 0;     // the simulator's unit of memory access (a line, or LOCUS_SIM_BLOCK)
   worker_stats total() const;      // sums (worker = -1)
   std::string summary() const;     // a readable table
   std::string to_json() const;     // one JSON object

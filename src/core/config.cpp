@@ -85,6 +85,11 @@ settings resolve_settings(const runtime_options& o) {
              "no topology with the simulator: it simulates the machine LOCUS_MACHINE names (" +
                  s.machine->name + ", " + s.machine->topo.description + ")");
     s.topo = s.machine->topo;
+    if (const std::string v = env("LOCUS_SIM_BLOCK"); !v.empty()) {
+      s.sim_block_bytes = parse_byte_size("LOCUS_SIM_BLOCK", v, 1, 4096);
+      if ((s.sim_block_bytes & (s.sim_block_bytes - 1)) != 0)
+        reject("LOCUS_SIM_BLOCK", v, "expected a power of two from the cache line to 4K (bytes)");
+    }
   } else {
     if (!machine.empty())
       reject(machine_setting, machine,

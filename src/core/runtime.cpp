@@ -81,7 +81,9 @@ runtime_state& pool() {
 namespace {
 engine* make_engine(const settings& cfg) {
   if (!cfg.simulate) return make_threaded_engine(cfg.seed);
-  return new sim_engine(*cfg.machine, cfg.seed >= 0 ? static_cast<std::uint64_t>(cfg.seed) : 1);
+  sim::memory_options memory;
+  memory.block_bytes = cfg.sim_block_bytes;
+  return new sim_engine(*cfg.machine, cfg.seed >= 0 ? static_cast<std::uint64_t>(cfg.seed) : 1, memory);
 }
 
 // The simulator's workers never share a core unless there are more workers

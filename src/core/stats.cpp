@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/runtime_state.hpp"
+#include "engine/sim_engine.hpp"
 #include "locus/stats.hpp"
 
 namespace locus {
@@ -140,7 +141,7 @@ std::string stats::summary() const {
 
 std::string stats::to_json() const {
   std::ostringstream o;
-  o << "{\"elapsed_s\":" << elapsed_s << ",\"simulated\":" << (simulated ? "true" : "false") << ",\"workers\":[";
+  o << "{\"elapsed_s\":" << elapsed_s << ",\"simulated\":" << (simulated ? "true" : "false") << ",\"block_bytes\":" << block_bytes << ",\"workers\":[";
   for (std::size_t i = 0; i < workers.size(); ++i) {
     o << (i ? ",{" : "{");
     json_fields(o, workers[i]);
@@ -158,6 +159,7 @@ stats get_stats() {
   std::uint64_t busy = 0;
   out.workers = raw_snapshot(rt, busy);
   out.simulated = rt.cfg.simulate;
+  if (out.simulated) out.block_bytes = static_cast<detail::sim_engine&>(*rt.eng).block_bytes();
   std::lock_guard lock(g_baseline_mutex);
   const bool since_reset = g_baseline_pool == &rt && g_baseline.size() == out.workers.size();
   if (since_reset)
