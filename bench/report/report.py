@@ -110,9 +110,53 @@ class Benchmark:
                     line["work/sched/idle (x T_S)"] = ""
                     line["W_P/T_1"] = ""
                     line["steals"] = ""
+                if "accesses" in r:
+                    line["remote share"] = fmt(remote_share(r["accesses"]), 3)
                 line["verified"] = "yes" if r["verified"] else "NO"
                 out.append(line)
         return out
+
+
+def remote_share(accesses):
+    """The share of the memory accesses that missed the own node's caches
+    and DRAM (remote L3 hits and remote DRAM), of those served beyond L2."""
+    beyond_l2 = sum(accesses.get(k, 0) for k in ("l3", "remote_l3", "local_dram", "remote_dram"))
+    remote = accesses.get("remote_l3", 0) + accesses.get("remote_dram", 0)
+    return remote / beyond_l2 if beyond_l2 else 0.0
+
+
+def sim_overview(benchmarks):
+    """Simulated runs: per benchmark and locus policy, the NUMA-WS paper's
+    figures 7 and 8 at the largest P: T_1/T_S, T_1/T_P, work inflation
+    W_P/T_1, scheduling time as a share of P x T_P, and where the memory
+    accesses were served."""
+    rows = []
+    for b in benchmarks:
+        p = max(b.workers)
+        for v in b.variants:
+            if not v.startswith("locus"):
+                continue
+            r1, rp = b.by_variant[v].get(1), b.by_variant[v].get(p)
+            if not rp:
+                continue
+            t1 = r1["median_s"] if r1 else None
+            tp = rp["median_s"]
+            acc = rp.get("accesses", {})
+            total = sum(acc.values()) or 1
+            row = OrderedDict()
+            row["benchmark"] = b.name
+            row["variant"] = v
+            row["T_S s"] = fmt(b.t_s, 4)
+            row["T_1/T_S"] = fmt(t1 / b.t_s) if (t1 and b.t_s) else "-"
+            row[f"T_1/T_{p}"] = fmt(t1 / tp) if t1 else "-"
+            row["W_P/T_1"] = fmt(rp["work_s"] / t1, 3) if (t1 and "work_s" in rp) else "-"
+            row["sched % of P·T_P"] = fmt(100 * rp.get("sched_s", 0) / (p * tp), 2) if tp else "-"
+            row["L1/L2/L3 %"] = "/".join(fmt(100 * acc.get(k, 0) / total, 2) for k in ("l1", "l2", "l3"))
+            row["remote L3/local DRAM/remote DRAM %"] = "/".join(
+                fmt(100 * acc.get(k, 0) / total, 2) for k in ("remote_l3", "local_dram", "remote_dram"))
+            row["verified"] = "yes" if b.verified else "NO"
+            rows.append(row)
+    return rows
 
 
 def svg_of(fig):
@@ -271,7 +315,12 @@ def main():
     page.append(f"<p class='note'>{html.escape(explain)}</p>")
 
     for (engine, machine, size), group_rows in groups.items():
-        label = ("SIMULATED on machine model " if engine == "sim" else "measured on ") + machine
+        if engine == "sim":
+            block = group_rows[0].get("block_bytes")
+            label = (f"SIMULATED on machine model {machine}" + (f" (memory in {block}-byte blocks)" if block else "")
+                     + "; times are simulated, not measured")
+        else:
+            label = "measured on " + machine
         heading = f"{label}, size {size}"
         md += [f"## {heading}", ""]
         page.append(f"<h2>{html.escape(heading)}</h2>")
@@ -279,7 +328,7 @@ def main():
         for r in group_rows:
             by_bench[r["benchmark"]].append(r)
         benchmarks = [Benchmark(name, rs) for name, rs in by_bench.items()]
-        ov = overview(benchmarks)
+        ov = sim_overview(benchmarks) if engine == "sim" else overview(benchmarks)
         md += ["### Overview", "", markdown_table(ov), ""]
         page.append("<h3>Overview</h3>" + html_table(ov))
         for b in benchmarks:

@@ -254,6 +254,7 @@ struct cell {
   std::string failure;
   std::string summary;
   locus::worker_stats counters;  // summed over timed runs (locus only)
+  std::size_t block_bytes = 0;   // the simulator's unit of memory access
 };
 
 void accumulate(locus::worker_stats& sum, const locus::worker_stats& t) {
@@ -386,7 +387,10 @@ int main(int argc, char** argv) {
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (counted) {
           const auto stats = locus::get_stats();
-          if (opt.simulate) s = stats.elapsed_s;  // the simulated T_P
+          if (opt.simulate) {
+            s = stats.elapsed_s;  // the simulated T_P
+            c.block_bytes = stats.block_bytes;
+          }
           if (timed) accumulate(c.counters, stats.total());
         }
         const std::string why = inst->verify();
@@ -452,6 +456,7 @@ int main(int argc, char** argv) {
             .add("local_dram", static_cast<double>(c.counters.local_dram) / n)
             .add("remote_dram", static_cast<double>(c.counters.remote_dram) / n);
         o.add_raw("accesses", accesses.str());
+        o.add("block_bytes", static_cast<double>(c.block_bytes));
       }
       out << o.str() << '\n';
     }
