@@ -45,6 +45,7 @@ class hull_instance final : public bench::instance {
         cutoffs_(c),
         ids_(static_cast<std::size_t>(n)),
         scratch_(static_cast<std::size_t>(n)),
+        where_(static_cast<std::size_t>(n)),
         hull_(static_cast<std::size_t>(n)) {
     solve<bench::serial_backend>();
     reference_.assign(hull_.begin(), hull_.begin() + size_);
@@ -83,20 +84,22 @@ class hull_instance final : public bench::instance {
   void solve() {
     P::run([&] {
       size_ = hull::quickhull<P>(points_.data(), static_cast<std::int64_t>(points_.size()), ids_.data(),
-                                 scratch_.data(), hull_.data(), cutoffs_);
+                                 scratch_.data(), where_.data(), hull_.data(), cutoffs_);
     });
   }
 
   std::vector<hull::point> points_;
   hull::cutoffs cutoffs_;
-  std::vector<hull::id> ids_, scratch_, hull_, reference_;
+  std::vector<hull::id> ids_, scratch_;
+  std::vector<std::uint8_t> where_;
+  std::vector<hull::id> hull_, reference_;
   std::int64_t size_ = -1;
 };
 
 std::unique_ptr<bench::instance> make(bench::size_class s, bench::params& p, bool on_circle,
                                       std::int64_t quick_n) {
   const auto n = p.get("n", 20'000, quick_n, 100'000'000, s,
-                       "points (full: the paper's 100000k; 1.6 GB of points and 1.2 GB of index buffers)");
+                       "points (full: the paper's 100000k; 1.6 GB of points and 1.3 GB of index buffers)");
   const auto cutoff =
       p.get("cutoff", 256, 10'000, 10'000, s, "groups of at most this many points are solved serially (paper: 10k)");
   const auto block = p.get("block", 64, 2048, 2048, s, "points per piece of the parallel passes");

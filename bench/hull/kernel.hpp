@@ -3,28 +3,31 @@
 // (convexHull/quickHull).
 //
 // The two extreme points in x split the points into those above and those
-// below the line through them. Each side is then solved recursively: for the
-// points strictly left of a directed edge a->b, the farthest one from the
-// line (the largest side(), so a hull vertex) becomes a vertex, the points
-// left of a->far and left of far->b are packed into the other buffer (the
-// rest lie inside the triangle and are dropped), and both groups recurse in
-// parallel. A step over more than `serial` points runs its passes as
-// parallel loops over blocks (a per-block result, a serial scan over the
-// blocks, a per-block scatter: the parallel pack); smaller steps run the
-// same algorithm serially.
+// below the line through them. Each side is then solved recursively: a step
+// takes a group of points strictly left of a directed edge a->b and the
+// group's farthest point f from that line (a hull vertex); the points left
+// of a->f and those left of f->b are packed into the other buffer (the rest
+// lie inside the triangle a, f, b and are dropped), and both new groups are
+// solved in parallel. The pack computes each point's distances to the two
+// new edges anyway, so it also finds the new groups' farthest points: a step
+// reads its points once. A step over more than `serial` points packs with
+// parallel loops over blocks (classify and count per block, a serial scan
+// over the blocks, scatter per block: the parallel pack); smaller steps run
+// the same algorithm serially.
 //
 // Points are an array of structs; the passes carry 32-bit indices into it
-// (two buffers of n indices), never the points themselves. A pack keeps the
-// order of the indices, so every group stays sorted by point index, and a
-// piece of a group reads the points of one stretch of the point array: what
-// a partition of the point array across places needs.
+// (two buffers of n indices and a byte per index), never the points
+// themselves. A pack keeps the order of the indices, so every group stays
+// sorted by point index, and a piece of a group reads the points of one
+// stretch of the point array: what a partition of the point array across
+// places needs.
 //
 // Every backend evaluates the same expressions on the same points in the
-// same order (the farthest point is the first largest in index order), so
-// each backend's hull equals the serial one exactly.
+// same order, so each backend's hull equals the serial one exactly.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -79,6 +82,7 @@ struct all_points {
   void touch(const point* points, std::int64_t lo, std::int64_t hi) const {
     locus::touch(points + lo, static_cast<std::size_t>(hi - lo) * sizeof(point));
   }
+  void touch_ids(std::int64_t, std::int64_t) const {}
 };
 
 struct listed_points {
@@ -88,7 +92,96 @@ struct listed_points {
     locus::touch(ids + lo, static_cast<std::size_t>(hi - lo) * sizeof(id));
     touch_points(points, ids + lo, hi - lo);
   }
+  void touch_ids(std::int64_t lo, std::int64_t hi) const {
+    locus::touch(ids + lo, static_cast<std::size_t>(hi - lo) * sizeof(id));
+  }
 };
+
+// ---------------------------------------------------------- the farthest point
+// The vertex a group's step adds: the point farthest left of its edge a->b
+// (the largest side()); of points equally far, the one farthest along a->b
+// (so a point inside an edge parallel to a->b is never chosen), then the
+// first in the group's order. Found while the parent step packs the group.
+struct farthest {
+  double distance = 0.0;  // side(a, b, points[vertex]); 0 while there is none
+  double progress = 0.0;  // (points[vertex] - a) . (b - a)
+  id vertex = -1;
+
+  // Offers points[j] = p, with d = side(a, b, p) > 0.
+  void offer(double d, const point& p, id j, const point& a, const point& b) {
+    if (d < distance) return;
+    const double t = (p.x - a.x) * (b.x - a.x) + (p.y - a.y) * (b.y - a.y);
+    if (d > distance || t > progress) *this = {d, t, j};
+  }
+  // Takes the farthest of a later part of the same group if it wins.
+  void merge(const farthest& later) {
+    if (later.distance > distance || (later.distance == distance && later.progress > progress)) *this = later;
+  }
+};
+
+// Where a point goes when a step with edge a->b and farthest point f splits
+// its group: the left group (left of a->f), the right group (left of f->b)
+// or nowhere (inside the triangle a, f, b, or on its sides). The left and
+// right groups' farthest points are tracked on the way.
+enum class to : std::uint8_t { none, left, right };
+
+// c ? yes : no without a branch (GCC compiles the conditional operator on
+// doubles to one).
+inline double select(bool c, double yes, double no) {
+  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(c);
+  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(yes) & mask) | (std::bit_cast<std::uint64_t>(no) & ~mask));
+}
+
+struct triangle {
+  point a, f, b;
+  farthest left, right;
+
+  // Branch-free but for the rare new farthest point: a branch on each
+  // point's group would be mispredicted about as often as not, and every
+  // misprediction would wait for the point's cache miss before the next
+  // points' loads could start.
+  [[gnu::always_inline]] to classify(const point& p, id j) {
+    const double to_left = side(a, f, p);
+    const double to_right = side(f, b, p);
+    const bool is_left = to_left > 0;
+    const bool is_right = !is_left & (to_right > 0);
+    const double left_distance = select(is_left, to_left, -1.0);
+    const double right_distance = select(is_right, to_right, -1.0);
+    if (left_distance >= left.distance) [[unlikely]]
+      left.offer(left_distance, p, j, a, f);
+    if (right_distance >= right.distance) [[unlikely]]
+      right.offer(right_distance, p, j, f, b);
+    return static_cast<to>(is_left + 2 * is_right);
+  }
+
+  // Classifies the points from[begin, end) into where[begin, end); returns
+  // how many go left and right. (A function of its own, with its arguments
+  // by value: in a loop body capturing by reference, the byte stores to
+  // `where` would make GCC reload every captured variable per point.)
+  template <class From>
+  std::pair<std::int64_t, std::int64_t> classify(const point* points, From from, std::int64_t begin,
+                                                 std::int64_t end, std::uint8_t* where) {
+    std::int64_t lefts = 0, rights = 0;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const id j = from[i];
+      const to dest = classify(points[j], j);
+      where[i] = static_cast<std::uint8_t>(dest);
+      lefts += dest == to::left;
+      rights += dest == to::right;
+    }
+    return {lefts, rights};
+  }
+};
+
+// Sends from[i] for i in [begin, end) to *left++ or *right++ as where[i] says.
+template <class From>
+void scatter(From from, const std::uint8_t* where, std::int64_t begin, std::int64_t end, id* left, id* right) {
+  for (std::int64_t i = begin; i < end; ++i) {
+    const auto dest = static_cast<to>(where[i]);
+    if (dest == to::left) *left++ = from[i];
+    else if (dest == to::right) *right++ = from[i];
+  }
+}
 
 // ---------------------------------------------------------- parallel passes
 // The blocks of a pass over m points: block k is [k * size, min(m, (k + 1) * size)).
@@ -126,82 +219,60 @@ std::pair<std::int64_t, std::int64_t> extremes(const point* points, std::int64_t
   return {left, right};
 }
 
-// The position in ids[0, m) (m >= 1) of the point farthest left of a->b:
-// the first of the largest side().
-template <class P>
-std::int64_t farthest(const point* points, const id* ids, std::int64_t m, point a, point b, std::int64_t block) {
-  struct best {
-    double distance;
-    std::int64_t position;
-  };
-  const blocks bl{m, block};
-  std::vector<best> found(static_cast<std::size_t>(bl.count()));
-  P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      best f{side(a, b, points[ids[bl.begin(k)]]), bl.begin(k)};
-      for (std::int64_t i = bl.begin(k) + 1; i < bl.end(k); ++i) {
-        const double d = side(a, b, points[ids[i]]);
-        if (d > f.distance) f = {d, i};
-      }
-      found[k] = f;
-      listed_points{ids}.touch(points, bl.begin(k), bl.end(k));
-      locus::compute(side_cycles * static_cast<std::uint64_t>(bl.end(k) - bl.begin(k)));
-    }
-  });
-  best f = found[0];
-  for (const best& g : found)
-    if (g.distance > f.distance) f = g;
-  return f.position;
-}
+struct split_groups {
+  std::int64_t left, right;  // sizes
+  id left_far, right_far;    // their farthest points (-1 for an empty group)
+};
 
-// The parallel pack: of the m points `from` names, those strictly left of
-// a->mid go to to[0, left), then those strictly left of mid->b (and not of
-// a->mid) to to[left, left + right), both in their order in `from`; the rest
-// are dropped. Returns {left, right}.
+// The parallel pack of a step: of the m points `from` names, those of the
+// left group go to out[0, left), then those of the right group to
+// out[left, left + right), both in their order in `from`. One pass per block
+// classifies the points (into where[0, m)), counts both groups and finds
+// their farthest points; a serial scan over the blocks gives every block its
+// slots; a second pass per block scatters the indices.
 template <class P, class From>
-std::pair<std::int64_t, std::int64_t> split(const point* points, From from, std::int64_t m, point a, point mid,
-                                            point b, id* to, std::int64_t block) {
+split_groups split(const point* points, From from, std::int64_t m, triangle t, std::uint8_t* where, id* out,
+                   std::int64_t block) {
   const blocks bl{m, block};
-  // Per block: first its counts of left and right points, then where they go.
-  std::vector<std::pair<std::int64_t, std::int64_t>> slot(static_cast<std::size_t>(bl.count()));
+  struct part {
+    std::int64_t left, right;  // first the block's counts, then its first slots in `out`
+    farthest left_far, right_far;
+  };
+  std::vector<part> parts(static_cast<std::size_t>(bl.count()));
   P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
-      std::int64_t left = 0, right = 0;
-      for (std::int64_t i = bl.begin(k); i < bl.end(k); ++i) {
-        const point& p = points[from[i]];
-        if (side(a, mid, p) > 0) ++left;
-        else if (side(mid, b, p) > 0) ++right;
-      }
-      slot[k] = {left, right};
+      triangle mine = t;
+      const auto [left, right] = mine.classify(points, from, bl.begin(k), bl.end(k), where);
+      parts[k] = {left, right, mine.left, mine.right};
       from.touch(points, bl.begin(k), bl.end(k));
+      locus::touch(where + bl.begin(k), static_cast<std::size_t>(bl.end(k) - bl.begin(k)), locus::access::write);
       locus::compute(2 * side_cycles * static_cast<std::uint64_t>(bl.end(k) - bl.begin(k)));
     }
   });
-  std::int64_t left_total = 0, right_total = 0;
-  for (auto& [left, right] : slot) {
-    left_total += std::exchange(left, left_total);
-    right_total += std::exchange(right, right_total);
+  split_groups g{0, 0, -1, -1};
+  farthest left_far, right_far;
+  for (part& p : parts) {
+    g.left += std::exchange(p.left, g.left);
+    g.right += std::exchange(p.right, g.right);
+    left_far.merge(p.left_far);
+    right_far.merge(p.right_far);
   }
-  for (auto& s : slot) s.second += left_total;
+  for (part& p : parts) p.right += g.left;
+  g.left_far = left_far.vertex;
+  g.right_far = right_far.vertex;
   P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
-      id* left = to + slot[k].first;
-      id* right = to + slot[k].second;
-      for (std::int64_t i = bl.begin(k); i < bl.end(k); ++i) {
-        const id j = from[i];
-        const point& p = points[j];
-        if (side(a, mid, p) > 0) *left++ = j;
-        else if (side(mid, b, p) > 0) *right++ = j;
-      }
-      from.touch(points, bl.begin(k), bl.end(k));
-      locus::touch(to + slot[k].first, static_cast<std::size_t>(left - (to + slot[k].first)) * sizeof(id),
-                   locus::access::write);
-      locus::touch(to + slot[k].second, static_cast<std::size_t>(right - (to + slot[k].second)) * sizeof(id),
-                   locus::access::write);
-      locus::compute(2 * side_cycles * static_cast<std::uint64_t>(bl.end(k) - bl.begin(k)));
+      scatter(from, where, bl.begin(k), bl.end(k), out + parts[k].left, out + parts[k].right);
+      from.touch_ids(bl.begin(k), bl.end(k));
+      locus::touch(where + bl.begin(k), static_cast<std::size_t>(bl.end(k) - bl.begin(k)));
+      const std::int64_t lefts = (k + 1 < bl.count() ? parts[k + 1].left : g.left) - parts[k].left;
+      const std::int64_t rights = (k + 1 < bl.count() ? parts[k + 1].right : g.left + g.right) - parts[k].right;
+      locus::touch(out + parts[k].left, static_cast<std::size_t>(lefts) * sizeof(id), locus::access::write);
+      locus::touch(out + parts[k].right, static_cast<std::size_t>(rights) * sizeof(id), locus::access::write);
+      locus::compute(static_cast<std::uint64_t>(bl.end(k) - bl.begin(k)));
     }
   });
-  return {left_total, right_total};
+  return g;
 }
 
 // to[0, count) = from[0, count), in parallel pieces.
@@ -218,84 +289,96 @@ void copy(const id* from, id* to, std::int64_t count, std::int64_t block) {
 }
 
 // ---------------------------------------------------------- the recursion
-// Every step takes the m points ids[0, m), all strictly left of a->b, writes
-// the hull vertices strictly between a and b to ids[0, k) in order from a to
-// b (clockwise), and returns k; scratch[0, m) is overwritten.
+// A step takes a group of m >= 1 points, all strictly left of its edge a->b,
+// and f, the group's farthest point. It writes the hull vertices strictly
+// between a and b, in order from a to b (clockwise), to the front of the
+// group's index buffer and returns how many there are.
 
-// One pass finds the farthest point, one pass packs the left group to the
-// front of scratch and the right group (reversed) to its back.
-inline std::int64_t serial_hull(const point* points, id* ids, id* scratch, std::int64_t m, id a, id b) {
-  if (m == 0) return 0;
-  const point pa = points[a], pb = points[b];
-  std::int64_t position = 0;
-  double distance = side(pa, pb, points[ids[0]]);
-  for (std::int64_t i = 1; i < m; ++i) {
-    const double d = side(pa, pb, points[ids[i]]);
-    if (d > distance) {
-      distance = d;
-      position = i;
-    }
-  }
-  const id far = ids[position];
-  const point pf = points[far];
+// A group's working memory: its indices, a scratch buffer of the same size
+// and a byte per index for the pack. A step packs its subgroups into
+// scratch, and they use its indices as their scratch.
+struct buffers {
+  id* ids;
+  id* scratch;
+  std::uint8_t* where;
+  buffers subgroup(std::int64_t offset) const { return {scratch + offset, ids + offset, where + offset}; }
+};
+
+// One pass packs the left group to the front of scratch and the right group
+// (reversed) to its back.
+inline std::int64_t serial_hull(const point* points, buffers w, std::int64_t m, id a, id f, id b) {
+  triangle t{points[a], points[f], points[b], {}, {}};
   std::int64_t left = 0, right = m;  // left group scratch[0, left), right group scratch[right, m)
   for (std::int64_t i = 0; i < m; ++i) {
-    const point& p = points[ids[i]];
-    if (side(pa, pf, p) > 0) scratch[left++] = ids[i];
-    else if (side(pf, pb, p) > 0) scratch[--right] = ids[i];
+    // Without a branch: j goes to both free ends, and only the end of its
+    // group moves on. At least one slot is free, as f is in the group but
+    // in neither new group.
+    const id j = w.ids[i];
+    const to dest = t.classify(points[j], j);
+    w.scratch[left] = j;
+    w.scratch[right - 1] = j;
+    left += dest == to::left;
+    right -= dest == to::right;
   }
-  for (int pass = 0; pass < 2; ++pass) listed_points{ids}.touch(points, 0, m);
-  locus::touch(scratch, static_cast<std::size_t>(left) * sizeof(id), locus::access::write);
-  locus::touch(scratch + right, static_cast<std::size_t>(m - right) * sizeof(id), locus::access::write);
-  locus::compute(3 * side_cycles * static_cast<std::uint64_t>(m));
+  listed_points{w.ids}.touch(points, 0, m);
+  locus::touch(w.scratch, static_cast<std::size_t>(left) * sizeof(id), locus::access::write);
+  locus::touch(w.scratch + right, static_cast<std::size_t>(m - right) * sizeof(id), locus::access::write);
+  locus::compute(2 * side_cycles * static_cast<std::uint64_t>(m));
 
-  const std::int64_t k1 = serial_hull(points, scratch, ids, left, a, far);
-  const std::int64_t k2 = serial_hull(points, scratch + right, ids + right, m - right, far, b);
-  std::copy(scratch, scratch + k1, ids);
-  ids[k1] = far;
-  std::copy(scratch + right, scratch + right + k2, ids + k1 + 1);
-  locus::touch(scratch, static_cast<std::size_t>(k1) * sizeof(id));
-  locus::touch(scratch + right, static_cast<std::size_t>(k2) * sizeof(id));
-  locus::touch(ids, static_cast<std::size_t>(k1 + 1 + k2) * sizeof(id), locus::access::write);
+  const std::int64_t k1 = left == 0 ? 0 : serial_hull(points, w.subgroup(0), left, a, t.left.vertex, f);
+  const std::int64_t k2 = right == m ? 0 : serial_hull(points, w.subgroup(right), m - right, f, t.right.vertex, b);
+  std::copy(w.scratch, w.scratch + k1, w.ids);
+  w.ids[k1] = f;
+  std::copy(w.scratch + right, w.scratch + right + k2, w.ids + k1 + 1);
+  locus::touch(w.scratch, static_cast<std::size_t>(k1) * sizeof(id));
+  locus::touch(w.scratch + right, static_cast<std::size_t>(k2) * sizeof(id));
+  locus::touch(w.ids, static_cast<std::size_t>(k1 + 1 + k2) * sizeof(id), locus::access::write);
   locus::compute(static_cast<std::uint64_t>(k1 + 1 + k2));
   return k1 + 1 + k2;
 }
 
 template <class P>
-std::int64_t parallel_hull(const point* points, id* ids, id* scratch, std::int64_t m, id a, id b, const cutoffs& c) {
-  if (m <= c.serial) return serial_hull(points, ids, scratch, m, a, b);
-  const id far = ids[farthest<P>(points, ids, m, points[a], points[b], c.block)];
-  const auto [left, right] =
-      split<P>(points, listed_points{ids}, m, points[a], points[far], points[b], scratch, c.block);
+std::int64_t parallel_hull(const point* points, buffers w, std::int64_t m, id a, id f, id b, const cutoffs& c) {
+  if (m <= c.serial) return serial_hull(points, w, m, a, f, b);
+  const split_groups g = split<P>(points, listed_points{w.ids}, m, {points[a], points[f], points[b], {}, {}},
+                                  w.where, w.scratch, c.block);
   std::int64_t k1 = 0, k2 = 0;
-  P::fork2([&] { k1 = parallel_hull<P>(points, scratch, ids, left, a, far, c); },
-           [&] { k2 = parallel_hull<P>(points, scratch + left, ids + left, right, far, b, c); });
-  copy<P>(scratch, ids, k1, c.block);
-  ids[k1] = far;
-  copy<P>(scratch + left, ids + k1 + 1, k2, c.block);
+  P::fork2([&] { k1 = g.left == 0 ? 0 : parallel_hull<P>(points, w.subgroup(0), g.left, a, g.left_far, f, c); },
+           [&] {
+             k2 = g.right == 0 ? 0 : parallel_hull<P>(points, w.subgroup(g.left), g.right, f, g.right_far, b, c);
+           });
+  copy<P>(w.scratch, w.ids, k1, c.block);
+  w.ids[k1] = f;
+  copy<P>(w.scratch + g.left, w.ids + k1 + 1, k2, c.block);
   return k1 + 1 + k2;
 }
 
-// The convex hull of points[0, n): its vertices (no point in the interior of
-// an edge) in clockwise order from the leftmost point, the lowest of those
-// leftmost, written to out[0, k); returns k. ids, scratch and out hold n
+// The convex hull of points[0, n): its vertices (no point inside an edge) in
+// clockwise order from the leftmost point, the lowest of those leftmost,
+// written to out[0, k); returns k. ids, scratch, where and out hold n
 // entries each.
 template <class P>
-std::int64_t quickhull(const point* points, std::int64_t n, id* ids, id* scratch, id* out, const cutoffs& c) {
+std::int64_t quickhull(const point* points, std::int64_t n, id* ids, id* scratch, std::uint8_t* where, id* out,
+                       const cutoffs& c) {
   if (n == 0) return 0;
   const auto [l, r] = extremes<P>(points, n, c.block);
   const id left = static_cast<id>(l), right = static_cast<id>(r);
   out[0] = left;
   if (points[left].x == points[right].x && points[left].y == points[right].y) return 1;  // all points coincide
-  // Above left->right (left of it), then below (left of right->left).
-  const auto [above, below] =
-      split<P>(points, all_points{}, n, points[left], points[right], points[left], ids, c.block);
+  // The points above left->right (left of it) to ids[0, above), those below
+  // (left of right->left) to ids[above, above + below).
+  const split_groups g =
+      split<P>(points, all_points{}, n, {points[left], points[right], points[left], {}, {}}, where, ids, c.block);
+  const buffers w{scratch, ids, where};  // the groups' indices are in ids
   std::int64_t k1 = 0, k2 = 0;
-  P::fork2([&] { k1 = parallel_hull<P>(points, ids, scratch, above, left, right, c); },
-           [&] { k2 = parallel_hull<P>(points, ids + above, scratch + above, below, right, left, c); });
+  P::fork2([&] { k1 = g.left == 0 ? 0 : parallel_hull<P>(points, w.subgroup(0), g.left, left, g.left_far, right, c); },
+           [&] {
+             k2 = g.right == 0 ? 0
+                               : parallel_hull<P>(points, w.subgroup(g.left), g.right, right, g.right_far, left, c);
+           });
   copy<P>(ids, out + 1, k1, c.block);
   out[k1 + 1] = right;
-  copy<P>(ids + above, out + k1 + 2, k2, c.block);
+  copy<P>(ids + g.left, out + k1 + 2, k2, c.block);
   return k1 + 2 + k2;
 }
 
