@@ -120,7 +120,7 @@ const bench::registrar in_circle{{
     "the points outside the two new edges are packed in parallel (count, prefix sum, scatter) and both sides "
     "recurse in parallel; most points are dropped in the first steps.",
     false,
-    [](bench::size_class s, bench::params& p) { return make(s, p, false, 10'000'000); }}};
+    [](bench::size_class s, bench::params& p) { return make(s, p, false, 5'000'000); }}};
 
 const bench::registrar on_circle{{
     "hull2",

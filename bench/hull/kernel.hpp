@@ -27,7 +27,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -101,15 +100,14 @@ struct listed_points {
 // The vertex a group's step adds: the point farthest left of its edge a->b
 // (the largest side()); of points equally far, the one farthest along a->b
 // (so a point inside an edge parallel to a->b is never chosen), then the
-// first in the group's order. Found while the parent step packs the group.
+// first the parent step meets. Found while the parent step packs the group.
 struct farthest {
   double distance = 0.0;  // side(a, b, points[vertex]); 0 while there is none
   double progress = 0.0;  // (points[vertex] - a) . (b - a)
   id vertex = -1;
 
-  // Offers points[j] = p, with d = side(a, b, p) > 0.
+  // Offers points[j] = p, with d = side(a, b, p) > 0 and d >= distance.
   void offer(double d, const point& p, id j, const point& a, const point& b) {
-    if (d < distance) return;
     const double t = (p.x - a.x) * (b.x - a.x) + (p.y - a.y) * (b.y - a.y);
     if (d > distance || t > progress) *this = {d, t, j};
   }
@@ -125,33 +123,22 @@ struct farthest {
 // right groups' farthest points are tracked on the way.
 enum class to : std::uint8_t { none, left, right };
 
-// c ? yes : no without a branch (GCC compiles the conditional operator on
-// doubles to one).
-inline double select(bool c, double yes, double no) {
-  const std::uint64_t mask = 0 - static_cast<std::uint64_t>(c);
-  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(yes) & mask) | (std::bit_cast<std::uint64_t>(no) & ~mask));
-}
-
 struct triangle {
   point a, f, b;
   farthest left, right;
 
-  // Branch-free but for the rare new farthest point: a branch on each
-  // point's group would be mispredicted about as often as not, and every
-  // misprediction would wait for the point's cache miss before the next
-  // points' loads could start.
-  [[gnu::always_inline]] to classify(const point& p, id j) {
+  to classify(const point& p, id j) {
     const double to_left = side(a, f, p);
+    if (to_left > 0) {
+      if (to_left >= left.distance) left.offer(to_left, p, j, a, f);
+      return to::left;
+    }
     const double to_right = side(f, b, p);
-    const bool is_left = to_left > 0;
-    const bool is_right = !is_left & (to_right > 0);
-    const double left_distance = select(is_left, to_left, -1.0);
-    const double right_distance = select(is_right, to_right, -1.0);
-    if (left_distance >= left.distance) [[unlikely]]
-      left.offer(left_distance, p, j, a, f);
-    if (right_distance >= right.distance) [[unlikely]]
-      right.offer(right_distance, p, j, f, b);
-    return static_cast<to>(is_left + 2 * is_right);
+    if (to_right > 0) {
+      if (to_right >= right.distance) right.offer(to_right, p, j, f, b);
+      return to::right;
+    }
+    return to::none;
   }
 
   // Classifies the points from[begin, end) into where[begin, end); returns
@@ -310,15 +297,10 @@ inline std::int64_t serial_hull(const point* points, buffers w, std::int64_t m, 
   triangle t{points[a], points[f], points[b], {}, {}};
   std::int64_t left = 0, right = m;  // left group scratch[0, left), right group scratch[right, m)
   for (std::int64_t i = 0; i < m; ++i) {
-    // Without a branch: j goes to both free ends, and only the end of its
-    // group moves on. At least one slot is free, as f is in the group but
-    // in neither new group.
     const id j = w.ids[i];
     const to dest = t.classify(points[j], j);
-    w.scratch[left] = j;
-    w.scratch[right - 1] = j;
-    left += dest == to::left;
-    right -= dest == to::right;
+    if (dest == to::left) w.scratch[left++] = j;
+    else if (dest == to::right) w.scratch[--right] = j;
   }
   listed_points{w.ids}.touch(points, 0, m);
   locus::touch(w.scratch, static_cast<std::size_t>(left) * sizeof(id), locus::access::write);
