@@ -35,6 +35,11 @@ void simulate_place_pages(const void* address, std::size_t bytes, int node) noex
 int simulated_page_home(const void* address) noexcept;
 }  // namespace detail
 
+// Whether a simulated pool runs: for annotations that cost something to
+// compute (finding the exact ranges a step reads), so that they are worked
+// out only when the simulator will use them.
+inline bool simulating() noexcept { return detail::g_simulating.load(std::memory_order_relaxed); }
+
 // The calling task reads (or writes) bytes [address, address + bytes).
 inline void touch(const void* address, std::size_t bytes, access how = access::read) noexcept {
   if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
