@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "core/sanitizers.hpp"
 #include "locus/locus.hpp"
 
 namespace {
@@ -150,9 +151,14 @@ INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 3, 4, 8))
 // drives every worker's victim choice, so each explores another
 // interleaving, deterministically. 1 to 12 workers on the 8 cores of the
 // Nehalem preset (oversubscribed above 8). LOCUS_SIM_STRESS_SEEDS sets the
-// number of seeds (default 2000).
+// number of seeds (default 2000; 400 under a sanitizer, which is 10 to 50
+// times slower and checks memory and races rather than interleavings).
 TEST(SimulatedRandomTrees, MatchTheSerialResult) {
+#if defined(LOCUS_ASAN) || defined(LOCUS_TSAN)
+  const int seeds = seeds_from("LOCUS_SIM_STRESS_SEEDS", 400);
+#else
   const int seeds = seeds_from("LOCUS_SIM_STRESS_SEEDS", 2000);
+#endif
   int threw = 0;
   for (int s = 0; s < seeds; ++s) {
     locus::runtime_options o;
