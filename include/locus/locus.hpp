@@ -7,6 +7,7 @@
 #include "locus/fork_join.hpp"
 #include "locus/memory.hpp"
 #include "locus/parallel.hpp"
+#include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
 #include "locus/task_group.hpp"

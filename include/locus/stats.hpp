@@ -25,7 +25,10 @@ struct worker_stats {
   std::uint64_t resumes = 0;         // suspended frames resumed
   std::uint64_t sleeps = 0;          // times the worker went to sleep
   std::uint64_t mailbox_hits = 0;    // frames taken from a mailbox (policies)
-  std::uint64_t pushes = 0;          // frames pushed to another worker (policies)
+  std::uint64_t pushes = 0;          // frames pushed to another worker's mailbox (numa-ws)
+  std::uint64_t push_attempts = 0;   // tries to push, successful or not (numa-ws)
+  std::uint64_t at_hinted_place = 0;   // hinted frames the scheduler ran at their place
+  std::uint64_t off_hinted_place = 0;  // ... and elsewhere
   // Simulator only (LOCUS_ENGINE=sim): memory accesses, in cache blocks, by
   // where they were served (docs/simulator.md). Zero with real threads.
   std::uint64_t l1_hits = 0, l2_hits = 0, l3_hits = 0, remote_l3_hits = 0;

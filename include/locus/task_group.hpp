@@ -14,6 +14,10 @@
 // spawn(f, locus::parent_first) is help-first (child stealing): f is queued
 // and the parent goes on; sync() runs the queued children that nobody stole.
 //
+// spawn(f, locus::at(p)) and spawn(f, locus::parent_first, locus::at(p))
+// give the child a locality hint (locus/place.hpp); without one a child
+// inherits its parent's.
+//
 // From a thread that is not a worker, spawn() submits f to the pool and
 // sync() blocks that thread until the children are done.
 //
@@ -31,6 +35,7 @@
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/place.hpp"
 
 namespace locus {
 
@@ -49,6 +54,10 @@ class task_group {
   void spawn(F&& f) { std::forward<F>(f)(); }
   template <class F>
   void spawn(F&& f, parent_first_t) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, place_hint) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, parent_first_t, place_hint) { std::forward<F>(f)(); }
   void sync() {}
 };
 
@@ -72,9 +81,26 @@ class task_group {
   template <class F>
   void spawn(F&& f) {
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
+#ifndef LOCUS_NO_SPAWN_COUNTER
+    w->spawns.bump();
+#endif
+    detail::spawn_child(*w, req);
+  }
+
+  // Work-first with a locality hint: the child runs here at once, as
+  // always, carrying the hint; the scheduler moves it (or what it spawns)
+  // toward its place when a steal gives the chance (NUMA-WS III-A).
+  template <class F>
+  void spawn(F&& f, place_hint hint) {
+    const std::int32_t place = detail::checked_place(hint);
+    detail::worker_view* w = detail::current_worker();
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
+    used_ = true;
+    hinted<F> child{f, place};
+    detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
 #endif
@@ -84,23 +110,39 @@ class task_group {
   template <class F>
   void spawn(F&& f, parent_first_t) {
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f));
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
+    queue_child(*w, std::forward<F>(f), w->hint);
+  }
+
+  template <class F>
+  void spawn(F&& f, parent_first_t, place_hint hint) {
+    const std::int32_t place = detail::checked_place(hint);
+    detail::worker_view* w = detail::current_worker();
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
+    queue_child(*w, std::forward<F>(f), place);
+  }
+
+
+ private:
+  template <class F>
+  void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    job->place = w->hint;
-    if (w->routes_spawns) [[unlikely]] {
+    job->place = place;
+    if (w.routes_spawns) [[unlikely]] {
       detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
     } else {
       ++state_.parent_first_pending;
-      w->deque.push(job);
+      w.deque.push(job);
     }
 #ifndef LOCUS_NO_SPAWN_COUNTER
-    w->spawns.bump();
+    w.spawns.bump();
 #endif
     detail::notify_push();
   }
 
+ public:
   void sync() {
     if (!used_) return;
     used_ = false;
@@ -124,6 +166,30 @@ class task_group {
     stored local(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(req.callable)));
     detail::group_state* group = req.parent.group;
     detail::publish_parent(req);  // req is dead after this: it lives on the parent's stack
+    try {
+      local();
+    } catch (...) {
+      group->record_error(std::current_exception());
+    }
+  }
+
+  template <class F>
+  struct hinted {
+    F& callable;
+    std::int32_t place;
+  };
+  // The trampoline of a hinted spawn: the same, and the child takes its
+  // hint once the parent's continuation (which keeps the parent's) is out.
+  template <class F>
+  static void hinted_trampoline(detail::spawn_request& req) {
+    using stored = std::decay_t<F>;
+    auto& child = *static_cast<hinted<F>*>(req.callable);
+    stored local(std::forward<F>(child.callable));
+    const std::int32_t place = child.place;
+    detail::group_state* group = req.parent.group;
+    detail::worker_view* w = req.spawner;
+    detail::publish_parent(req);
+    w->hint = place;
     try {
       local();
     } catch (...) {
@@ -155,11 +221,12 @@ class task_group {
   };
 
   template <class F>
-  void spawn_from_outside(F&& f) {
+  void spawn_from_outside(F&& f, std::int32_t place) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     void* mem = ::operator new(sizeof(job_t));
     auto* job = new (mem) job_t(&state_, std::forward<F>(f));
+    job->place = place;
     job->invoke = &invoke_outside<std::decay_t<F>>;
     detail::spawn_external(state_, job);
   }

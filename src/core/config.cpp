@@ -154,6 +154,40 @@ settings resolve_settings(const runtime_options& o) {
                                  "stack (call the child on its fiber's stack; x86-64) or fiber (two "
                                  "Boost.Context switches)");
 
+  {
+    const std::string text = !o.steal_weights.empty() ? o.steal_weights : env("LOCUS_STEAL_WEIGHTS");
+    const char* setting = o.steal_weights.empty() ? "LOCUS_STEAL_WEIGHTS" : "runtime_options::steal_weights";
+    if (!text.empty()) {
+      std::vector<double> weights;
+      std::stringstream in(text);
+      bool ok = true;
+      for (std::string item; std::getline(in, item, ',');) {
+        char* end = nullptr;
+        const double w = std::strtod(item.c_str(), &end);
+        ok = ok && !item.empty() && end == item.c_str() + item.size() && w > 0 && w < 1e9;
+        weights.push_back(w);
+      }
+      if (!ok || weights.empty())
+        reject(setting, text,
+               "expected positive per-victim weights by distance, own place first, separated by commas, "
+               "e.g. 8,2,1 (every victim must keep a chance: section IV of NUMA-WS)");
+      s.steal_weights = weights;
+    }
+  }
+  if (o.push_threshold >= 0) {
+    if (o.push_threshold < 1 || o.push_threshold > 255)
+      reject("runtime_options::push_threshold", std::to_string(o.push_threshold),
+             "expected failed pushes before a frame runs where it is, an integer from 1 to 255");
+    s.push_threshold = o.push_threshold;
+  } else if (const std::string v = env("LOCUS_PUSH_THRESHOLD"); !v.empty()) {
+    s.push_threshold = static_cast<int>(
+        parse_integer("LOCUS_PUSH_THRESHOLD", v, 1, 255, "failed pushes before a frame runs where it is"));
+  }
+
+  s.wrap_hints = !choose_flag("", "hint_range", "LOCUS_HINT_RANGE", "error", "wrap",
+                              "error (a place hint outside 0..num_places()-1 throws at the spawn) or wrap "
+                              "(it is taken modulo num_places())");
+
   s.stats_at_exit = env("LOCUS_STATS");
   if (s.stats_at_exit == "0") s.stats_at_exit.clear();
   return s;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "locus/runtime.hpp"
 #include "sim/machine_model.hpp"
@@ -44,6 +45,9 @@ struct settings {
   long long seed = -1;
   bool asymmetric_fence = true;  // falls back to symmetric if the kernel lacks membarrier
   bool spawn_on_stack = true;    // x86-64 only; elsewhere spawn always uses two fiber switches
+  std::vector<double> steal_weights = {8, 2, 1};  // numa-ws victim weights by distance rank
+  int push_threshold = 4;                         // numa-ws
+  bool wrap_hints = false;       // LOCUS_HINT_RANGE=wrap: out-of-range places taken modulo
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "1"/"summary", "json", or a file path
 };
 

@@ -233,8 +233,11 @@ void sync_group(group_state& g) {
     // Everything pushed after this group's children was joined before this
     // sync, so the newest frames are this group's own.
     assert(job->run == &run_parent_first_job && job->group == &g);
+    const std::int32_t parent_hint = w->hint;
+    w->hint = job->place;  // the child's hint, inherited by what it spawns
     job->invoke(job);
     w = &this_worker();
+    w->hint = parent_hint;
   }
   const std::int64_t stolen_jobs = g.parent_first_pending;
   g.parent_first_pending = 0;

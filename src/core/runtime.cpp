@@ -11,6 +11,7 @@
 #include "core/runtime_state.hpp"
 #include "core/sanitizers.hpp"
 #include "engine/sim_engine.hpp"
+#include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
 
@@ -98,7 +99,6 @@ runtime_state::runtime_state(settings s)
       places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg))),
       eng(make_engine(cfg)),
       fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
-  policy = make_policy(cfg.policy, *this);
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
   // ThreadSanitizer keeps a shadow call stack per fiber and cannot follow a
   // function that is entered on one stack and left on another (the stack
@@ -110,6 +110,7 @@ runtime_state::runtime_state(settings s)
     const auto idx = static_cast<std::size_t>(i);
     workers.push_back(std::make_unique<worker>(*this, i, places.worker_place[idx], fibers));
   }
+  policy = make_policy(cfg.policy, *this);  // sees the workers
   if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
@@ -193,6 +194,28 @@ int current_place() noexcept { return detail::t_worker != nullptr ? detail::t_wo
 std::string policy_name() { return detail::pool().policy->name(); }
 std::string engine_name() { return detail::pool().eng->name(); }
 std::vector<std::string> available_policies() { return detail::policy_names(); }
+
+place_hint current_hint() noexcept {
+  return {detail::t_worker != nullptr ? detail::t_worker->hint : detail::any_place};
+}
+
+void set_hint(place_hint hint) {
+  const std::int32_t place = detail::checked_place(hint);
+  if (detail::t_worker != nullptr) detail::t_worker->hint = place;
+}
+
+std::int32_t detail::checked_place(place_hint hint) {
+  if (hint.place == any_place) return any_place;
+  runtime_state& rt = pool();
+  const int places = rt.places.num_places;
+  if (hint.place >= 0 && hint.place < places) return hint.place;
+  if (rt.cfg.wrap_hints && hint.place >= 0) return hint.place % places;
+  throw std::out_of_range("locus::at(" + std::to_string(hint.place) + "): place " + std::to_string(hint.place) +
+                          " does not exist: the pool has " + std::to_string(places) + " place" +
+                          (places == 1 ? "" : "s") + " (0.." + std::to_string(places - 1) +
+                          "; locus::num_places(), LOCUS_PLACES); use locus::any for no place, or "
+                          "LOCUS_HINT_RANGE=wrap to take places modulo num_places()");
+}
 
 std::vector<machine_info> available_machines() {
   std::vector<machine_info> out;

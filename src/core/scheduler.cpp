@@ -35,8 +35,8 @@ void leave_searching(runtime_state& rt, bool found_by_stealing) {
   if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt);
 }
 
-bool work_visible(runtime_state& rt) {
-  if (!rt.roots.empty()) return true;
+bool work_visible(runtime_state& rt, worker& self) {
+  if (!rt.roots.empty() || rt.policy->has_work_for(self)) return true;
   for (auto& w : rt.workers)
     if (!w->deque.looks_empty()) return true;
   return false;
@@ -57,9 +57,11 @@ bool claim_parked(worker& w) noexcept {
 
 void sleep(worker& w, std::uint64_t nap_ns) {
   runtime_state& rt = *w.rt;
-  w.park_word.store(1, std::memory_order_relaxed);
+  // seq_cst: a policy that hands this worker a frame (a mailbox) stores it,
+  // then reads park_word; one of the two sees the other.
+  w.park_word.store(1, std::memory_order_seq_cst);
   g_idle_state.fetch_add(one_sleeping - 1, std::memory_order_seq_cst);
-  if (work_visible(rt) || rt.stopping.load(std::memory_order_seq_cst)) {
+  if (work_visible(rt, w) || rt.stopping.load(std::memory_order_seq_cst)) {
     claim_parked(w);
     return;
   }
@@ -104,9 +106,12 @@ frame* find_work(worker& w) {
       w.counters.steal_attempts.bump();
       eng.charge(sched_op::steal_attempt, w.id, victim->id);
       frame* f = policy.steal_from(w, *victim);
-      if (f != nullptr) f = policy.after_steal(w, f);
       if (f != nullptr) {
+        // A successful steal, even if the policy then sends the frame on.
         w.counters.steals.bump();
+        f = policy.after_steal(w, f);
+      }
+      if (f != nullptr) {
         leave_searching(rt, true);
         // The failed attempts were idle time; the one that succeeded, and
         // what the policy did with the frame, is scheduling time.
@@ -131,9 +136,16 @@ frame* find_work(worker& w) {
   }
 }
 
+// Counts where hinted frames run (slow path: frames the scheduler handles).
+void note_place(worker& w, const frame& f) {
+  if (f.place == any_place) return;
+  (f.place == w.place ? w.counters.at_hinted_place : w.counters.off_hinted_place).bump();
+}
+
 [[noreturn]] void resume(frame* ready) {
   auto* c = static_cast<continuation*>(ready);
   worker& w = this_worker();
+  note_place(w, *c);
   w.hint = c->place;
   w.counters.resumes.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
@@ -168,6 +180,7 @@ void run_scheduler(frame* ready) {
     worker& w = this_worker();
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
+    if (f->kind == frame_kind::job) note_place(w, *f);  // a continuation is counted when it resumes
     w.hint = f->place;
     ready = f->run(f);
   }

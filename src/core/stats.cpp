@@ -19,7 +19,8 @@ const void* g_baseline_pool = nullptr;
 constexpr std::uint64_t worker_stats::* counters[] = {
     &worker_stats::spawns,        &worker_stats::steal_attempts, &worker_stats::steals,
     &worker_stats::suspends,      &worker_stats::resumes,        &worker_stats::sleeps,
-    &worker_stats::mailbox_hits,  &worker_stats::pushes,         &worker_stats::l1_hits,
+    &worker_stats::mailbox_hits,  &worker_stats::pushes,         &worker_stats::push_attempts,
+    &worker_stats::at_hinted_place, &worker_stats::off_hinted_place, &worker_stats::l1_hits,
     &worker_stats::l2_hits,       &worker_stats::l3_hits,        &worker_stats::remote_l3_hits,
     &worker_stats::local_dram,    &worker_stats::remote_dram};
 constexpr double worker_stats::* times[] = {&worker_stats::work_s, &worker_stats::sched_s, &worker_stats::idle_s};
@@ -51,6 +52,9 @@ std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
     s.sleeps = w.counters.sleeps.read();
     s.mailbox_hits = w.counters.mailbox_hits.read();
     s.pushes = w.counters.pushes.read();
+    s.push_attempts = w.counters.push_attempts.read();
+    s.at_hinted_place = w.counters.at_hinted_place.read();
+    s.off_hinted_place = w.counters.off_hinted_place.read();
     std::uint64_t served[6];
     if (rt.eng->memory_accesses(w.id, served)) {
       s.l1_hits = served[0];
@@ -101,7 +105,9 @@ void json_fields(std::ostringstream& o, const worker_stats& s) {
     << ",\"sched_s\":" << s.sched_s << ",\"idle_s\":" << s.idle_s << ",\"spawns\":" << s.spawns
     << ",\"steal_attempts\":" << s.steal_attempts << ",\"steals\":" << s.steals << ",\"suspends\":" << s.suspends
     << ",\"resumes\":" << s.resumes << ",\"sleeps\":" << s.sleeps << ",\"mailbox_hits\":" << s.mailbox_hits
-    << ",\"pushes\":" << s.pushes << ",\"l1_hits\":" << s.l1_hits << ",\"l2_hits\":" << s.l2_hits
+    << ",\"pushes\":" << s.pushes << ",\"push_attempts\":" << s.push_attempts
+    << ",\"at_hinted_place\":" << s.at_hinted_place << ",\"off_hinted_place\":" << s.off_hinted_place
+    << ",\"l1_hits\":" << s.l1_hits << ",\"l2_hits\":" << s.l2_hits
     << ",\"l3_hits\":" << s.l3_hits << ",\"remote_l3_hits\":" << s.remote_l3_hits
     << ",\"local_dram\":" << s.local_dram << ",\"remote_dram\":" << s.remote_dram;
 }

@@ -36,7 +36,10 @@ struct rng64 {
 enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
 
 struct worker_counters {
-  owner_counter steal_attempts, steals, suspends, resumes, sleeps, mailbox_hits, pushes;
+  owner_counter steal_attempts, steals, suspends, resumes, sleeps, mailbox_hits, pushes, push_attempts;
+  // Frames with a place hint that the scheduler started or resumed at that
+  // place, or elsewhere (NUMA-WS: hints are hints).
+  owner_counter at_hinted_place, off_hinted_place;
   std::atomic<std::uint64_t> time_ns[3] = {};  // by activity; owner writes
 };
 

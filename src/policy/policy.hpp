@@ -15,6 +15,8 @@
 //   on_ready         a suspended parent became ready (sync found it done, or
 //                    its last child returned): resume it here, or hand it to
 //                    another worker (NUMA-WS PUSHBACK; ADWS: its owner)
+//   has_work_for     whether the policy holds a frame for this worker (a
+//                    worker about to sleep looks once more; NUMA-WS: its mailbox)
 //   route_spawn      where a parent-first child goes when the policy takes
 //                    over spawning (CATS: the socket pool); only called for
 //                    workers whose `routes_spawns` flag the policy set
@@ -49,6 +51,7 @@ concept scheduling_policy = requires(P& p, worker& w, worker& victim, frame* f, 
   { p.keep_at_sync(w, cf) } -> std::same_as<bool>;
   { p.on_ready(w, f, why) } -> std::same_as<frame*>;
   { p.route_spawn(w, f) } -> std::same_as<void>;
+  { p.has_work_for(w) } -> std::same_as<bool>;
 };
 
 // Default decisions: those of classic work stealing. A policy inherits this
@@ -61,6 +64,7 @@ struct policy_defaults {
   bool keep_at_sync(worker&, const frame&) { return true; }
   frame* on_ready(worker&, frame* parent, ready_reason) { return parent; }
   void route_spawn(worker& w, frame* f);
+  bool has_work_for(worker&) { return false; }
   runtime_state* rt;
 };
 
@@ -75,6 +79,7 @@ class policy_base {
   virtual bool keep_at_sync(worker& w, const frame& parent) = 0;
   virtual frame* on_ready(worker& w, frame* parent, ready_reason why) = 0;
   virtual void route_spawn(worker& w, frame* f) = 0;
+  virtual bool has_work_for(worker& w) = 0;
 };
 
 template <scheduling_policy P>
@@ -89,6 +94,7 @@ class policy_adapter final : public policy_base {
   bool keep_at_sync(worker& w, const frame& p) override { return impl_.keep_at_sync(w, p); }
   frame* on_ready(worker& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
   void route_spawn(worker& w, frame* f) override { impl_.route_spawn(w, f); }
+  bool has_work_for(worker& w) override { return impl_.has_work_for(w); }
 
  private:
   P impl_;

@@ -4,6 +4,7 @@
 #include "core/runtime_state.hpp"
 #include "locus/errors.hpp"
 #include "policy/policy.hpp"
+#include "policy/numa_ws.hpp"
 #include "policy/ws.hpp"
 
 namespace locus::detail {
@@ -12,10 +13,11 @@ frame* policy_defaults::steal_from(worker&, worker& victim) { return victim.dequ
 
 void policy_defaults::route_spawn(worker& w, frame* f) { w.deque.push(f); }
 
-std::vector<std::string> policy_names() { return {"ws"}; }
+std::vector<std::string> policy_names() { return {"ws", "numa-ws"}; }
 
 std::unique_ptr<policy_base> make_policy(const std::string& name, runtime_state& rt) {
   if (name == "ws") return std::make_unique<policy_adapter<ws_policy>>(rt);
+  if (name == "numa-ws") return std::make_unique<policy_adapter<numa_ws_policy>>(rt);
   std::ostringstream msg;
   msg << "LOCUS_POLICY=\"" << name << "\": unknown scheduling policy; accepted:";
   for (const auto& n : policy_names()) msg << ' ' << n;
