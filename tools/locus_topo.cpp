@@ -4,6 +4,7 @@
 // LOCUS_TOPOLOGY / LOCUS_PLACES / LOCUS_WORKERS do?" without running anything.
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -13,6 +14,8 @@
 
 #include <locus/errors.hpp>
 
+#include "core/config.hpp"
+#include "policy/numa_ws.hpp"
 #include "topology/topology.hpp"
 
 namespace {
@@ -28,6 +31,9 @@ constexpr std::string_view usage =
     "  --places KIND   numa, socket, l3, l2 or core (default: $LOCUS_PLACES, else numa)\n"
     "  --workers N     number of workers (default: $LOCUS_WORKERS, else the cores of a\n"
     "                  virtual topology, or the host's hardware threads)\n"
+    "  --steal-weights W  numa-ws per-victim weights by distance rank, own place\n"
+    "                  first (default: $LOCUS_STEAL_WEIGHTS, else 8,2,1); the\n"
+    "                  resulting steal probabilities between places are printed\n"
     "  --json          print one JSON object instead of text\n"
     "  --help          print this help\n"
     "\n"
@@ -37,10 +43,12 @@ struct options {
   std::optional<std::string> topology;
   std::optional<std::string> places;
   std::optional<std::string> workers;
+  std::optional<std::string> steal_weights;
   // Which setting a value came from, so errors name what the user wrote.
   std::string topology_setting = "LOCUS_TOPOLOGY";
   std::string places_setting = "LOCUS_PLACES";
   std::string workers_setting = "LOCUS_WORKERS";
+  std::string steal_weights_setting = "LOCUS_STEAL_WEIGHTS";
   bool json = false;
   bool help = false;
 };
@@ -83,13 +91,15 @@ options parse_args(int argc, char** argv) {
       opts.help = true;
     } else if (!take_value(i, arg, "--topology", opts.topology, opts.topology_setting) &&
                !take_value(i, arg, "--places", opts.places, opts.places_setting) &&
-               !take_value(i, arg, "--workers", opts.workers, opts.workers_setting)) {
+               !take_value(i, arg, "--workers", opts.workers, opts.workers_setting) &&
+               !take_value(i, arg, "--steal-weights", opts.steal_weights, opts.steal_weights_setting)) {
       usage_error("unknown option \"" + std::string(arg) + "\"");
     }
   }
   if (!opts.topology) opts.topology = from_env("LOCUS_TOPOLOGY");
   if (!opts.places) opts.places = from_env("LOCUS_PLACES");
   if (!opts.workers) opts.workers = from_env("LOCUS_WORKERS");
+  if (!opts.steal_weights) opts.steal_weights = from_env("LOCUS_STEAL_WEIGHTS");
   return opts;
 }
 
@@ -120,10 +130,40 @@ int run(const options& opts) {
   if (opts.workers) workers = parse_workers(*opts.workers, opts.workers_setting);
 
   const topo::placement placement = topo::make_placement(machine, kind, workers, host_cpus);
-  if (opts.json)
-    std::cout << topo::to_json(machine, placement) << "\n";
-  else
+  const std::vector<double> weights =
+      opts.steal_weights ? topo::parse_steal_weights(opts.steal_weights_setting, *opts.steal_weights)
+                         : topo::settings{}.steal_weights;
+  // numa-ws (section III-B): where a thief at each place looks for work.
+  std::vector<std::vector<double>> steal(static_cast<std::size_t>(placement.num_places));
+  for (int p = 0; p < placement.num_places; ++p)
+    steal[static_cast<std::size_t>(p)] = topo::place_steal_probabilities(placement, weights, p);
+  if (opts.json) {
+    std::string json = topo::to_json(machine, placement);
+    json.pop_back();  // the closing brace
+    json += ",\"numa_ws_steal\":{\"weights\":[";
+    for (std::size_t i = 0; i < weights.size(); ++i) json += (i ? "," : "") + std::to_string(weights[i]);
+    json += "],\"probabilities\":[";
+    for (std::size_t a = 0; a < steal.size(); ++a) {
+      json += a ? ",[" : "[";
+      for (std::size_t b = 0; b < steal[a].size(); ++b) json += (b ? "," : "") + std::to_string(steal[a][b]);
+      json += "]";
+    }
+    std::cout << json << "]}}\n";
+  } else {
     std::cout << topo::describe(machine, placement);
+    std::cout << "numa-ws steals: per-victim weights by distance rank (own place first)";
+    for (double w : weights) std::cout << " " << w;
+    std::cout << "\n  probability that a thief at place (row) picks a victim at place (column):\n";
+    for (std::size_t a = 0; a < steal.size(); ++a) {
+      std::cout << "  " << a << ":";
+      for (double p : steal[a]) {
+        char cell[16];
+        std::snprintf(cell, sizeof cell, " %5.3f", p);
+        std::cout << cell;
+      }
+      std::cout << "\n";
+    }
+  }
   return 0;
 }
 

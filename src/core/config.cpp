@@ -69,6 +69,23 @@ std::size_t parse_byte_size(std::string_view setting, std::string_view text, std
   return static_cast<std::size_t>(v * scale);
 }
 
+std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text) {
+  std::vector<double> weights;
+  std::stringstream in{std::string(text)};
+  bool ok = !text.empty();
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const double w = std::strtod(item.c_str(), &end);
+    ok = ok && !item.empty() && end == item.c_str() + item.size() && w > 0 && w < 1e9;
+    weights.push_back(w);
+  }
+  if (!ok || weights.empty() || text.back() == ',')
+    reject(setting, text,
+           "expected positive per-victim weights by distance, own place first, separated by commas, "
+           "e.g. 8,2,1 (every victim must keep a chance: section IV of NUMA-WS)");
+  return weights;
+}
+
 settings resolve_settings(const runtime_options& o) {
   settings s;
 
@@ -154,25 +171,10 @@ settings resolve_settings(const runtime_options& o) {
                                  "stack (call the child on its fiber's stack; x86-64) or fiber (two "
                                  "Boost.Context switches)");
 
-  {
-    const std::string text = !o.steal_weights.empty() ? o.steal_weights : env("LOCUS_STEAL_WEIGHTS");
-    const char* setting = o.steal_weights.empty() ? "LOCUS_STEAL_WEIGHTS" : "runtime_options::steal_weights";
-    if (!text.empty()) {
-      std::vector<double> weights;
-      std::stringstream in(text);
-      bool ok = true;
-      for (std::string item; std::getline(in, item, ',');) {
-        char* end = nullptr;
-        const double w = std::strtod(item.c_str(), &end);
-        ok = ok && !item.empty() && end == item.c_str() + item.size() && w > 0 && w < 1e9;
-        weights.push_back(w);
-      }
-      if (!ok || weights.empty())
-        reject(setting, text,
-               "expected positive per-victim weights by distance, own place first, separated by commas, "
-               "e.g. 8,2,1 (every victim must keep a chance: section IV of NUMA-WS)");
-      s.steal_weights = weights;
-    }
+  if (!o.steal_weights.empty()) {
+    s.steal_weights = parse_steal_weights("runtime_options::steal_weights", o.steal_weights);
+  } else if (const std::string v = env("LOCUS_STEAL_WEIGHTS"); !v.empty()) {
+    s.steal_weights = parse_steal_weights("LOCUS_STEAL_WEIGHTS", v);
   }
   if (o.push_threshold >= 0) {
     if (o.push_threshold < 1 || o.push_threshold > 255)

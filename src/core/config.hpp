@@ -56,6 +56,8 @@ settings resolve_settings(const runtime_options& options);
 // Parsers shared with tools and tests. Each throws config_error.
 long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
                         std::string_view meaning);
+// LOCUS_STEAL_WEIGHTS: "8,2,1" -> {8, 2, 1}; every weight positive.
+std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text);
 std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
                             std::size_t max);
 
