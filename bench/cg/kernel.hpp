@@ -7,11 +7,21 @@
 // (loops). All outer steps sit in one region; under OpenMP every thread of
 // the team runs them and computes the scalars itself from reductions that
 // return the same total on every thread, so all threads take the same steps.
+//
+// For the simulator (README.md) every loop piece declares the entries of the
+// arrays it reads and writes, and one cycle per multiply or multiply-add
+// (two per nonzero in the matrix-vector product, one of them for the gather
+// from the vector, which is not declared as memory).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
+
+#include <locus/annotate.hpp>
+
+#include "common/annotations.hpp"
 
 namespace cg {
 
@@ -22,8 +32,18 @@ struct csr_matrix {
   std::vector<double> value;
 };
 
-// out[i] = (A v)[i] for rows [lo, hi).
+// out[i] = (A v)[i] for rows [lo, hi). The gathers v[column[k]] fall all
+// over v and cannot be declared as a few ranges; they are charged as one
+// cycle each, a load that hits the cache, and only v[lo, hi), the diagonal
+// entries the rows read, is declared.
 inline void multiply_rows(const csr_matrix& a, const double* v, double* out, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t first = a.row_start[lo], last = a.row_start[hi];
+  bench::touch_n(&a.row_start[lo], hi - lo + 1, locus::access::read);
+  bench::touch_n(a.column.data() + first, last - first, locus::access::read);
+  bench::touch_n(a.value.data() + first, last - first, locus::access::read);
+  bench::touch_n(v + lo, hi - lo, locus::access::read);
+  bench::touch_n(out + lo, hi - lo, locus::access::write);
+  locus::compute(static_cast<std::uint64_t>(2 * (last - first)));
   for (std::int64_t i = lo; i < hi; ++i) {
     double sum = 0.0;
     for (std::int64_t k = a.row_start[i]; k < a.row_start[i + 1]; ++k) sum += a.value[k] * v[a.column[k]];
@@ -53,13 +73,22 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
   const std::int64_t n = a.n;
   auto dot = [n, &s](const double* u, const double* w) {
     return P::reduce(0, n, s.vector_grain, [u, w](std::int64_t lo, std::int64_t hi) {
+      bench::touch_n(u + lo, hi - lo, locus::access::read);
+      if (w != u) bench::touch_n(w + lo, hi - lo, locus::access::read);
+      locus::compute(static_cast<std::uint64_t>(hi - lo));
       double sum = 0.0;
       for (std::int64_t i = lo; i < hi; ++i) sum += u[i] * w[i];
       return sum;
     });
   };
-  auto vector_loop = [n, &s](auto&& body) {
-    P::loop(0, n, s.vector_grain, [&body](std::int64_t lo, std::int64_t hi) {
+  // body(i) for every entry i, reading the vectors `in` and writing `out`
+  // with `cycles` per entry; each piece declares its entries of them.
+  auto vector_loop = [n, &s](std::initializer_list<const double*> in, std::initializer_list<double*> out,
+                             std::uint64_t cycles, auto&& body) {
+    P::loop(0, n, s.vector_grain, [&](std::int64_t lo, std::int64_t hi) {
+      for (const double* u : in) bench::touch_n(u + lo, hi - lo, locus::access::read);
+      for (double* u : out) bench::touch_n(u + lo, hi - lo, locus::access::write);
+      locus::compute(cycles * static_cast<std::uint64_t>(hi - lo));
       for (std::int64_t i = lo; i < hi; ++i) body(i);
     });
   };
@@ -72,9 +101,9 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
     for (std::int64_t step = 0; step < s.outer; ++step) {
       if (step > 0) {
         const double scale = 1.0 / std::sqrt(dot(v.z, v.z));
-        vector_loop([&](std::int64_t i) { v.x[i] = scale * v.z[i]; });
+        vector_loop({v.z}, {v.x}, 1, [&](std::int64_t i) { v.x[i] = scale * v.z[i]; });
       }
-      vector_loop([&](std::int64_t i) {
+      vector_loop({v.x}, {v.z, v.r, v.p}, 0, [&](std::int64_t i) {
         v.z[i] = 0.0;
         v.r[i] = v.x[i];
         v.p[i] = v.x[i];
@@ -83,7 +112,7 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
       for (std::int64_t it = 0; it < s.inner; ++it) {
         P::loop(0, n, s.row_grain, [&](std::int64_t lo, std::int64_t hi) { multiply_rows(a, v.p, v.q, lo, hi); });
         const double alpha = rho / dot(v.p, v.q);
-        vector_loop([&](std::int64_t i) {
+        vector_loop({v.p, v.q}, {v.z, v.r}, 2, [&](std::int64_t i) {
           v.z[i] += alpha * v.p[i];
           v.r[i] -= alpha * v.q[i];
         });
@@ -93,7 +122,7 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
         if (rho_next == 0.0) break;
         const double beta = rho_next / rho;
         rho = rho_next;
-        vector_loop([&](std::int64_t i) { v.p[i] = v.r[i] + beta * v.p[i]; });
+        vector_loop({v.r}, {v.p}, 1, [&](std::int64_t i) { v.p[i] = v.r[i] + beta * v.p[i]; });
       }
       x_dot_z = dot(v.x, v.z);
     }

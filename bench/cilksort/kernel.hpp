@@ -3,11 +3,21 @@
 // four quarters that are sorted in parallel; the quarters are merged in pairs
 // into the scratch array and the two halves merged back, each merge itself
 // split in parallel by a binary search.
+//
+// For the simulator (README.md) the sequential sorts and merges declare
+// their inputs and outputs, n ceil(log2 n) cycles per sort and 2 per merged
+// element; a parallel merge step declares the elements its binary search
+// probes, one cycle per probe, the pivot and its place in the output.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <utility>
+
+#include <locus/annotate.hpp>
+
+#include "common/annotations.hpp"
 
 namespace cilksort {
 
@@ -29,15 +39,27 @@ void merge(const element* a, std::int64_t na, const element* b, std::int64_t nb,
     std::swap(na, nb);
   }
   if (na + nb <= cutoff) {
+    bench::touch_n(a, na, locus::access::read);
+    bench::touch_n(b, nb, locus::access::read);
+    bench::touch_n(out, na + nb, locus::access::write);
+    locus::compute(static_cast<std::uint64_t>(2 * (na + nb)));
     std::merge(a, a + na, b, b + nb, out);
     return;
   }
   const std::int64_t ma = na / 2;
   const element pivot = a[ma];
-  const std::int64_t mb = std::lower_bound(b, b + nb, pivot) - b;
+  bench::touch_n(a + ma, 1, locus::access::read);
+  locus::compute(static_cast<std::uint64_t>(std::bit_width(static_cast<std::uint64_t>(nb))));
+  // The binary search declares each element it probes.
+  auto below = [](const element& probed, element value) {
+    bench::touch_n(&probed, 1, locus::access::read);
+    return probed < value;
+  };
+  const std::int64_t mb = std::lower_bound(b, b + nb, pivot, below) - b;
   // Everything before a[ma] and b[mb] is at most the pivot, everything from
   // them on at least the pivot: the pivot's place in the output is known.
   out[ma + mb] = pivot;
+  bench::touch_n(out + ma + mb, 1, locus::access::write);
   P::fork2([&] { merge<P>(a, ma, b, mb, out, cutoff); },
            [&] { merge<P>(a + ma + 1, na - ma - 1, b + mb, nb - mb, out + ma + mb + 1, cutoff); });
 }
@@ -46,6 +68,8 @@ void merge(const element* a, std::int64_t na, const element* b, std::int64_t nb,
 template <class P>
 void sort(element* in, element* tmp, std::int64_t n, const cutoffs& c) {
   if (n < c.sort) {
+    bench::touch_n(in, n, locus::access::write);
+    locus::compute(bench::sort_cycles(n));
     std::sort(in, in + n);
     return;
   }

@@ -1,17 +1,31 @@
 // fib in the suite: with no coarsening (every call forks: spawn overhead) and
 // with a cut-off below which the plain function runs (NUMA-WS T_1/T_S with a
 // coarsened base case).
+#include <locus/annotate.hpp>
+
 #include "common/harness.hpp"
+#include "fib/fib_cost.hpp"
 
 namespace {
 
 long plain(int n) { return n < 2 ? n : plain(n - 1) + plain(n - 2); }
 
-template <class P>
+// For the simulator (fib/fib_cost.hpp) a forking call at or above
+// fib_cost::bulk declares its own cycles; a call below the cut-off or below
+// bulk declares the cycles of its whole subtree, which then runs as the
+// `declared` instance: the calls in it declare nothing.
+template <class P, bool declared = false>
 long fib(int n, int cutoff) {
+  if constexpr (!declared) {
+    if (n < cutoff || n < fib_cost::bulk) {
+      locus::compute(fib_cost::tree_cycles(n));
+      return fib<P, true>(n, cutoff);
+    }
+    locus::compute(fib_cost::cycles_per_call);
+  }
   if (n < cutoff) return plain(n);
   long a = 0, b = 0;
-  P::fork2([&] { a = fib<P>(n - 1, cutoff); }, [&] { b = fib<P>(n - 2, cutoff); });
+  P::fork2([&] { a = fib<P, declared>(n - 1, cutoff); }, [&] { b = fib<P, declared>(n - 2, cutoff); });
   return a + b;
 }
 

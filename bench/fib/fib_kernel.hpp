@@ -4,35 +4,65 @@
 // fib_parallel.cpp, fib_nocount.cpp, by fib_serial.cpp with
 // LOCUS_SERIAL_ELISION, and by the tests (tests/support/fib.hpp); each names
 // its own FIB_NAMESPACE.
+//
+// For the simulator (fib_cost.hpp) a call at or above fib_cost::bulk declares
+// its own cycles, and a call below it the cycles of its whole subtree, which
+// then runs as the `declared` instance: the calls in it declare nothing.
 #pragma once
 
 #include <locus/locus.hpp>
 
+#include "fib_cost.hpp"
+
 namespace FIB_NAMESPACE {
 
+template <bool declared = false>
 inline long fib_fork_join(int n) {
+  if constexpr (!declared) {
+    if (n < fib_cost::bulk) {
+      locus::compute(fib_cost::tree_cycles(n));
+      return fib_fork_join<true>(n);
+    }
+    locus::compute(fib_cost::cycles_per_call);
+  }
   if (n < 2) return n;
   long a = 0, b = 0;
-  locus::fork_join([&] { a = fib_fork_join(n - 1); }, [&] { b = fib_fork_join(n - 2); });
+  locus::fork_join([&] { a = fib_fork_join<declared>(n - 1); }, [&] { b = fib_fork_join<declared>(n - 2); });
   return a + b;
 }
 
+template <bool declared = false>
 inline long fib_spawn(int n) {
+  if constexpr (!declared) {
+    if (n < fib_cost::bulk) {
+      locus::compute(fib_cost::tree_cycles(n));
+      return fib_spawn<true>(n);
+    }
+    locus::compute(fib_cost::cycles_per_call);
+  }
   if (n < 2) return n;
   long a = 0, b = 0;
   locus::task_group g;
-  g.spawn([&] { a = fib_spawn(n - 1); });
-  b = fib_spawn(n - 2);
+  g.spawn([&] { a = fib_spawn<declared>(n - 1); });
+  b = fib_spawn<declared>(n - 2);
   g.sync();
   return a + b;
 }
 
+template <bool declared = false>
 inline long fib_parent_first(int n) {
+  if constexpr (!declared) {
+    if (n < fib_cost::bulk) {
+      locus::compute(fib_cost::tree_cycles(n));
+      return fib_parent_first<true>(n);
+    }
+    locus::compute(fib_cost::cycles_per_call);
+  }
   if (n < 2) return n;
   long a = 0, b = 0;
   locus::task_group g;
-  g.spawn([&] { a = fib_parent_first(n - 1); }, locus::parent_first);
-  b = fib_parent_first(n - 2);
+  g.spawn([&] { a = fib_parent_first<declared>(n - 1); }, locus::parent_first);
+  b = fib_parent_first<declared>(n - 2);
   g.sync();
   return a + b;
 }

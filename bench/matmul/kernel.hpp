@@ -8,11 +8,24 @@
 // The kernel is written once over the backend P and over the storage of the
 // matrices M, row_major (matmul) or zmorton (matmul-z, the blocked Z-Morton
 // layout of section III-C); strassen/kernel.hpp reuses both and the base case.
+//
+// For the simulator the base case declares the three blocks it reads and
+// writes and one cycle per multiply-add (README.md).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include <locus/annotate.hpp>
 
 namespace matmul {
+
+// Declares `rows` rows of `cols` elements, `ld` elements apart: one range
+// when the rows are adjacent (a Z-Morton block, a temporary), else one per row.
+inline void touch_rows(const double* first, std::size_t ld, std::size_t rows, std::size_t cols, locus::access how) {
+  if (ld == cols) return locus::touch(first, rows * cols * sizeof(double), how);
+  for (std::size_t i = 0; i < rows; ++i) locus::touch(first + i * ld, cols * sizeof(double), how);
+}
 
 // A square sub-matrix stored row-major with leading dimension ld.
 struct row_major {
@@ -54,6 +67,10 @@ struct zmorton {
 // backend alike.
 inline void multiply_add_block(const double* a, std::size_t lda, const double* b, std::size_t ldb, double* c,
                                std::size_t ldc, std::size_t m) {
+  touch_rows(a, lda, m, m, locus::access::read);
+  touch_rows(b, ldb, m, m, locus::access::read);
+  touch_rows(c, ldc, m, m, locus::access::write);
+  locus::compute(static_cast<std::uint64_t>(m) * m * m);
   for (std::size_t i = 0; i < m; ++i) {
     double* c_row = c + i * ldc;
     const double* a_row = a + i * lda;

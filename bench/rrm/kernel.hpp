@@ -4,10 +4,16 @@
 // parallel loop), then, unless the range is below the leaf size, divides it
 // in the ratio 1 : alpha and recurses on both parts in parallel. alpha sets
 // how unbalanced the computation graph is.
+//
+// For the simulator each piece of a map declares its elements (written in
+// place) and one cycle per element (README.md).
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+
+#include <locus/annotate.hpp>
 
 namespace rrm {
 
@@ -27,6 +33,8 @@ template <class P>
 void repeated_map(double* x, std::int64_t n, const shape& s) {
   for (int m = 0; m < maps_per_call; ++m)
     P::loop(0, n, s.map_grain, [x](std::int64_t lo, std::int64_t hi) {
+      locus::touch(x + lo, static_cast<std::size_t>(hi - lo) * sizeof(double), locus::access::write);
+      locus::compute(static_cast<std::uint64_t>(hi - lo));
       for (std::int64_t i = lo; i < hi; ++i) x[i] += factor * x[i];
     });
   if (n < s.leaf) return;

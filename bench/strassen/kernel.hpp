@@ -14,12 +14,19 @@
 // matmul/kernel.hpp. Written once over the backend P and the storage M
 // (matmul::row_major for strassen, matmul::zmorton for strassen-z, where
 // every quadrant and every temporary is contiguous).
+//
+// For the simulator (README.md) every piece of an element-wise pass declares
+// the stripes it reads and writes and one cycle per addition or subtraction;
+// the base case declares its block of C and what matmul's base case declares.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+
+#include <locus/annotate.hpp>
 
 #include "matmul/kernel.hpp"
 
@@ -49,19 +56,34 @@ operand<M> difference(M x, M y) {
 // of at least this many elements, so that small levels run as one plain loop.
 constexpr std::size_t min_elements_per_piece = std::size_t{1} << 14;
 
-template <class P, class Stripe>
-void for_each_stripe(std::size_t m, Stripe&& stripe) {
+// Each piece of stripes [lo, hi) first calls declare(lo, hi), then stripe(i)
+// for each of its stripes.
+template <class P, class Declare, class Stripe>
+void for_each_stripe(std::size_t m, Declare&& declare, Stripe&& stripe) {
   const auto grain = static_cast<std::int64_t>(std::max<std::size_t>(1, min_elements_per_piece / m));
   P::loop(0, static_cast<std::int64_t>(m), grain, [&](std::int64_t lo, std::int64_t hi) {
+    declare(static_cast<std::size_t>(lo), static_cast<std::size_t>(hi));
     for (auto i = static_cast<std::size_t>(lo); i < static_cast<std::size_t>(hi); ++i) stripe(i);
   });
+}
+
+// Declares stripes [lo, hi) of x, a matrix of side m.
+template <class M>
+void touch_stripes(M x, std::size_t lo, std::size_t hi, std::size_t m, locus::access how) {
+  matmul::touch_rows(x.stripe(lo, m), x.base_ld(m), hi - lo, m, how);
 }
 
 // out = x + y or x - y, of side m. The element-wise loops carry `omp simd`
 // for the reason given at matmul::multiply_add_block.
 template <class P, class M>
 void form(M out, const operand<M>& o, std::size_t m) {
-  for_each_stripe<P>(m, [&](std::size_t i) {
+  auto declare = [&](std::size_t lo, std::size_t hi) {
+    touch_stripes(o.x, lo, hi, m, locus::access::read);
+    touch_stripes(o.y, lo, hi, m, locus::access::read);
+    touch_stripes(out, lo, hi, m, locus::access::write);
+    locus::compute((hi - lo) * m);
+  };
+  for_each_stripe<P>(m, declare, [&](std::size_t i) {
     double* d = out.stripe(i, m);
     const double* x = o.x.stripe(i, m);
     const double* y = o.y.stripe(i, m);
@@ -80,6 +102,7 @@ template <class P, class M>
 void multiply(M a, M b, M c, std::size_t m, std::size_t block) {
   if (m <= block) {
     const std::size_t ldc = c.base_ld(m);
+    matmul::touch_rows(c.data, ldc, m, m, locus::access::write);
     for (std::size_t i = 0; i < m; ++i) std::fill_n(c.data + i * ldc, m, 0.0);
     return matmul::multiply_add_block(a.data, a.base_ld(m), b.data, b.base_ld(m), c.data, ldc, m);
   }
@@ -123,8 +146,14 @@ void multiply(M a, M b, M c, std::size_t m, std::size_t block) {
   const M m1 = product(1), m2 = product(2), m3 = product(3), m4 = product(4), m5 = product(5), m6 = product(6),
           m7 = product(7);
   const M c00 = c.quadrant(0, 0, h), c01 = c.quadrant(0, 1, h), c10 = c.quadrant(1, 0, h), c11 = c.quadrant(1, 1, h);
-  // The quadrants of c from the seven products, by the formulas at the top.
-  for_each_stripe<P>(h, [&](std::size_t i) {
+  // The quadrants of c from the seven products, by the formulas at the top:
+  // 8 additions or subtractions per position.
+  auto declare = [&](std::size_t lo, std::size_t hi) {
+    for (const M& p : {m1, m2, m3, m4, m5, m6, m7}) touch_stripes(p, lo, hi, h, locus::access::read);
+    for (const M& q : {c00, c01, c10, c11}) touch_stripes(q, lo, hi, h, locus::access::write);
+    locus::compute(8 * (hi - lo) * h);
+  };
+  for_each_stripe<P>(h, declare, [&](std::size_t i) {
     const double *p1 = m1.stripe(i, h), *p2 = m2.stripe(i, h), *p3 = m3.stripe(i, h), *p4 = m4.stripe(i, h),
                  *p5 = m5.stripe(i, h), *p6 = m6.stripe(i, h), *p7 = m7.stripe(i, h);
     double *q00 = c00.stripe(i, h), *q01 = c01.stripe(i, h), *q10 = c10.stripe(i, h), *q11 = c11.stripe(i, h);
