@@ -61,8 +61,8 @@ inline double side(const point& a, const point& b, const point& c) {
 // declared per block of a parallel pass and per serial step.
 inline constexpr std::uint64_t side_cycles = 4;
 
-// Declares the reads of points[ids[0]], ..., points[ids[count - 1]] (ids
-// increasing). Points less than a cache line apart are declared as one
+// Declares the reads of points[ids[0]], ..., points[ids[count - 1]]. Runs of
+// increasing ids less than a cache line apart are declared as one
 // range, so a dense group costs a few calls and a sparse one a call per
 // point, each the line it reads. Finding the ranges walks the indices, which
 // made whole runs 5 to 15% slower, so it is skipped unless a simulated pool
@@ -74,7 +74,7 @@ inline void touch_points(const point* points, const id* ids, std::int64_t count)
   for (std::int64_t i = 0; i < count;) {
     const id first = ids[i];
     id last = first;
-    while (++i < count && ids[i] - last <= line_points) last = ids[i];
+    while (++i < count && ids[i] >= last && ids[i] - last <= line_points) last = ids[i];
     locus::touch(points + first, static_cast<std::size_t>(last - first + 1) * sizeof(point));
   }
 }
