@@ -358,3 +358,25 @@ TEST(PlacementErrors, ANodeTheKernelRefusesIsASystemError) {
 }
 
 }  // namespace
+
+// Under the simulator the placement calls set the simulated page homes.
+TEST(MemorySimulated, PlacementSetsThePageHomesOfTheModel) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "numa-ws-4x8";
+  o.workers = 4;  // one per socket: place p is node p
+  locus::runtime rt(o);
+  ASSERT_EQ(locus::num_places(), 4);
+  constexpr std::size_t n = 4 * 65536;
+  std::vector<double> existing(n, 1.0);
+  locus::move_to_places(std::span<double>(existing));
+  auto partitioned = locus::alloc_partitioned<double>(n);
+  auto on_two = locus::alloc_on_place<double>(4096, 2);
+  for (int p = 0; p < 4; ++p) {
+    const auto [begin, end] = locus::place_block(n, p, 4);
+    const std::size_t middle = (begin + end) / 2;
+    EXPECT_EQ(locus::page_node(&existing[middle]), p) << "existing array, block " << p;
+    EXPECT_EQ(locus::page_node(&partitioned[middle]), p) << "partitioned array, block " << p;
+  }
+  EXPECT_EQ(locus::page_node(&on_two[100]), 2);
+}

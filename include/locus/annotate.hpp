@@ -30,6 +30,8 @@ void simulate_compute(std::uint64_t cycles) noexcept;
 // Page homes of the simulated memory (used by locus's memory placement
 // calls; no effect unless a simulated pool runs). node < 0: interleave.
 void simulate_place_pages(const void* address, std::size_t bytes, int node) noexcept;
+// The pages are unmapped: memory mapped there later is new to the simulator.
+void simulate_forget_pages(const void* address, std::size_t bytes) noexcept;
 // The simulated home node of the page holding address, or -1 (no simulated
 // pool, or the page has no home yet).
 int simulated_page_home(const void* address) noexcept;

@@ -13,6 +13,7 @@
 //   auto c = locus::alloc_first_touch<double>(n);    // where the first writer runs
 //   auto d = locus::alloc_partitioned<double>(n);    // block p on place p's node
 //   auto [lo, hi] = locus::place_block(n, p, locus::num_places());  // d's block p
+//   locus::move_to_places(std::span(v));             // an existing array, block p to place p
 //   std::optional<int> node = locus::page_node(&a[0]);  // where the page lives
 //
 // Memory comes from mmap in whole pages and is bound with mbind(MPOL_BIND)
@@ -193,6 +194,18 @@ placed_array<T> alloc_interleaved(std::size_t n) {
 template <typename T>
 placed_array<T> alloc_partitioned(std::size_t n) {
   return {detail::map_partitioned(n, sizeof(T)), n};
+}
+
+// Moves the pages of memory that exists already (a std::vector, say) the
+// way alloc_partitioned places new ones: block p of the elements
+// (place_block) to place p's node, with mbind(MPOL_BIND, MPOL_MF_MOVE); the
+// page straddling two blocks goes with the block holding its first byte,
+// and the partial pages at either end go with the first and last blocks.
+// Under the simulator it sets the pages' homes. Starts the pool if needed.
+void move_to_places(void* data, std::size_t count, std::size_t element_bytes);
+template <typename T>
+void move_to_places(std::span<T> data) {
+  move_to_places(static_cast<void*>(const_cast<std::remove_const_t<T>*>(data.data())), data.size(), sizeof(T));
 }
 
 }  // namespace locus

@@ -20,6 +20,10 @@ void simulate_place_pages(const void* address, std::size_t bytes, int node) noex
   if (sim_engine* sim = sim_engine::running()) sim->place_pages(address, bytes, node);
 }
 
+void simulate_forget_pages(const void* address, std::size_t bytes) noexcept {
+  if (sim_engine* sim = sim_engine::running()) sim->forget_pages(address, bytes);
+}
+
 int simulated_page_home(const void* address) noexcept {
   if (sim_engine* sim = sim_engine::running()) return sim->page_home(address);
   return -1;

@@ -384,6 +384,30 @@ void sim_engine::place_pages_now(const void* address, std::size_t bytes, int nod
   }
 }
 
+void sim_engine::forget_pages(const void* address, std::size_t bytes) noexcept {
+  if (t_sim != this) {
+    struct request {
+      sim_engine* self;
+      const void* address;
+      std::size_t bytes;
+    } r{this, address, bytes};
+    from_outside([](void* p) {
+      auto& q = *static_cast<request*>(p);
+      q.self->forget_pages_now(q.address, q.bytes);
+    }, &r);
+    return;
+  }
+  forget_pages_now(address, bytes);
+}
+
+void sim_engine::forget_pages_now(const void* address, std::size_t bytes) noexcept {
+  const std::uint64_t first = reinterpret_cast<std::uintptr_t>(address) >> page_shift_;
+  const std::uint64_t last = (reinterpret_cast<std::uintptr_t>(address) + bytes - 1) >> page_shift_;
+  if (bytes == 0) return;
+  for (std::uint64_t page = first; page <= last; ++page) page_map_.erase(page);
+  last_real_page_ = ~std::uint64_t{0};
+}
+
 int sim_engine::page_home(const void* address) noexcept {
   if (t_sim != this) {
     struct request {

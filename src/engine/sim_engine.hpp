@@ -74,6 +74,9 @@ class sim_engine final : public engine {
   // simulation is quiescent or from a virtual worker.
   void place_pages(const void* address, std::size_t bytes, int node) noexcept;
   int page_home(const void* address) noexcept;
+  // Drops the pages from the page map: what is mapped there later gets new
+  // simulated pages (and no home yet).
+  void forget_pages(const void* address, std::size_t bytes) noexcept;
 
   const sim::machine_model& machine() const { return machine_; }
   std::uint64_t block_bytes() const { return memory_.block_bytes(); }
@@ -110,6 +113,7 @@ class sim_engine final : public engine {
   void wait_for_outside();
   void place_pages_now(const void* address, std::size_t bytes, int node) noexcept;
   int page_home_now(const void* address) noexcept;
+  void forget_pages_now(const void* address, std::size_t bytes) noexcept;
   void make_ready(int id, sim::cycles at);
   std::uint64_t simulated_address(std::uint64_t address, bool assign);
   sim::cycles to_cycles(std::uint64_t ns) const;

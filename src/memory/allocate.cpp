@@ -22,11 +22,33 @@ std::string for_place(int place, int node) {
 // The mbind applies only to the host's own nodes; the simulator's hook runs
 // either way (it does nothing unless a simulated pool runs).
 void place_range(std::string_view call, const place_nodes& nodes, void* address, std::size_t bytes,
-                 int place) {
+                 int place, bool existing = false) {
   const int node = nodes.node[static_cast<std::size_t>(place)];
-  if (nodes.on_host && kernel_places_pages())
-    bind_pages(call, address, bytes, node, "for place " + std::to_string(place));
+  if (nodes.on_host && kernel_places_pages()) {
+    if (existing) move_pages_to(call, address, bytes, node, "for place " + std::to_string(place));
+    else bind_pages(call, address, bytes, node, "for place " + std::to_string(place));
+  }
   simulate_place_pages(address, bytes, node);
+}
+
+// Block p of the `count` elements at `base` (place_block) to place p: page
+// k goes with the block holding its first byte; the first page of the range
+// with the first block.
+void partition_range(std::string_view call, const runtime_state& rt, char* base, std::size_t count,
+                     std::size_t element_bytes, bool existing) {
+  const int places = rt.places.num_places;
+  const place_nodes nodes = nodes_of_places(rt);
+  const std::size_t page = page_bytes();
+  const auto start = reinterpret_cast<std::uintptr_t>(base);
+  const auto page_start = [&](std::size_t element) -> std::uintptr_t {
+    return (start + element * element_bytes + page - 1) / page * page;
+  };
+  for (int p = 0; p < places; ++p) {
+    const block_range block = place_block(count, p, places);
+    const std::uintptr_t first = p == 0 ? start / page * page : page_start(block.begin);
+    const std::uintptr_t last = page_start(block.end);
+    if (first < last) place_range(call, nodes, reinterpret_cast<void*>(first), last - first, p, existing);
+  }
 }
 
 }  // namespace
@@ -68,24 +90,17 @@ page_mapping map_partitioned(std::size_t count, std::size_t element_bytes) {
   const place_nodes nodes = nodes_of_places(rt);
   page_mapping pages = map_pages(call, count, element_bytes, "partitioned over " + std::to_string(places) + " places");
   if (pages.bytes() == 0) return pages;
-  // Page k belongs to the block holding its first byte, so block p owns
-  // pages [ceil(begin_p / page), ceil(end_p / page)); the last block's end
-  // rounds up to the end of the mapping.
-  const std::size_t page = page_bytes();
-  const auto page_start = [&](std::size_t element) {
-    return (element * element_bytes + page - 1) / page * page;
-  };
-  auto* base = static_cast<char*>(pages.address());
-  for (int p = 0; p < places; ++p) {
-    const block_range block = place_block(count, p, places);
-    const std::size_t first = page_start(block.begin);
-    const std::size_t last = page_start(block.end);
-    if (first < last) place_range(call, nodes, base + first, last - first, p);
-  }
+  partition_range(call, rt, static_cast<char*>(pages.address()), count, element_bytes, false);
   return pages;
 }
 
 }  // namespace detail
+
+void move_to_places(void* data, std::size_t count, std::size_t element_bytes) {
+  if (count == 0) return;
+  detail::partition_range("locus::move_to_places", detail::pool(), static_cast<char*>(data), count, element_bytes,
+                          true);
+}
 
 int place_node(int place) {
   const detail::runtime_state& rt = detail::pool();

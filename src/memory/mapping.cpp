@@ -1,6 +1,8 @@
 // Page mappings: the mmap and munmap behind every placed_array.
 #include "memory/mapping.hpp"
 
+#include "locus/annotate.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -37,6 +39,8 @@ page_mapping map_pages(std::string_view call, std::size_t count, std::size_t ele
 // munmap fails only for arguments that are not a mapping we made, which a
 // page_mapping never holds; a destructor could not report it anyway.
 void page_mapping::unmap() noexcept {
+  // A later mapping at these addresses is new memory to the simulator too.
+  if (address_ != nullptr) simulate_forget_pages(address_, bytes_);
   if (address_ != nullptr) munmap(address_, bytes_);
 }
 

@@ -27,14 +27,15 @@ std::string hex(const void* address) {
 // (negative, or beyond its MAX_NUMNODES) are left to it to refuse: a
 // negative node sets no bit, so the mask is empty and mbind says EINVAL.
 void set_policy(std::string_view call, void* address, std::size_t bytes, int mode,
-                const char* mode_name, std::span<const int> nodes, const std::string& what) {
+                const char* mode_name, std::span<const int> nodes, const std::string& what,
+                unsigned flags = 0) {
   const int highest = *std::max_element(nodes.begin(), nodes.end());
   std::vector<unsigned long> mask(static_cast<std::size_t>(std::max(highest, 0)) / bits_per_word + 1, 0);
   for (const int node : nodes)
     if (node >= 0) mask[static_cast<std::size_t>(node) / bits_per_word] |= 1ul << (node % bits_per_word);
   // The kernel reads maxnode - 1 bits (libnuma passes its mask size + 1).
   const unsigned long maxnode = mask.size() * bits_per_word + 1;
-  if (mbind(address, bytes, mode, mask.data(), maxnode, 0) != 0)
+  if (mbind(address, bytes, mode, mask.data(), maxnode, flags) != 0)
     throw std::system_error(errno, std::generic_category(),
                             std::string(call) + ": mbind(" + mode_name + ") of " + std::to_string(bytes) +
                                 " bytes at " + hex(address) + " " + what);
@@ -59,6 +60,14 @@ void bind_pages(std::string_view call, void* address, std::size_t bytes, int nod
   const int nodes[] = {node};
   set_policy(call, address, bytes, MPOL_BIND, "MPOL_BIND", nodes,
              "to node " + std::to_string(node) + (purpose.empty() ? "" : " ") + std::string(purpose));
+}
+
+void move_pages_to(std::string_view call, void* address, std::size_t bytes, int node,
+                   std::string_view purpose) {
+  const int nodes[] = {node};
+  set_policy(call, address, bytes, MPOL_BIND, "MPOL_BIND, MPOL_MF_MOVE", nodes,
+             "to node " + std::to_string(node) + (purpose.empty() ? "" : " ") + std::string(purpose),
+             MPOL_MF_MOVE);
 }
 
 void interleave_pages(std::string_view call, void* address, std::size_t bytes,

@@ -19,6 +19,10 @@ bool kernel_places_pages() noexcept;
 // `purpose` ("for place 2").
 void bind_pages(std::string_view call, void* address, std::size_t bytes, int node,
                 std::string_view purpose);
+// The same bind for pages that may exist already: they are moved
+// (MPOL_MF_MOVE; pages shared with another process stay).
+void move_pages_to(std::string_view call, void* address, std::size_t bytes, int node,
+                   std::string_view purpose);
 void interleave_pages(std::string_view call, void* address, std::size_t bytes,
                       std::span<const int> nodes);
 
