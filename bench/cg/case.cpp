@@ -12,6 +12,7 @@
 
 #include "cg/kernel.hpp"
 #include "common/harness.hpp"
+#include "common/places.hpp"
 
 namespace {
 
@@ -114,7 +115,15 @@ class cg_instance final : public bench::instance {
   }
 
   // x = (1, ..., 1), NAS CG's starting vector.
-  void prepare() override { std::fill(x_.begin(), x_.end(), 1.0); }
+  // Block p of the rows (matrix and vectors) on place p, where the hinted
+  // loops of the kernel run it.
+  void prepare() override {
+    std::fill(x_.begin(), x_.end(), 1.0);
+    for (auto* v : {&x_, &z_, &r_, &p_, &q_}) bench::place_blocks(std::span(*v));
+    bench::place_blocks(std::span(a_.row_start));
+    bench::place_blocks(std::span(a_.column));
+    bench::place_blocks(std::span(a_.value));
+  }
 
   void run(const bench::variant& v) override {
     bench::dispatch(v, [&]<class P>() {

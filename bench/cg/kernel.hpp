@@ -22,6 +22,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/places.hpp"
 
 namespace cg {
 
@@ -72,7 +73,7 @@ template <class P>
 double inverse_power(const csr_matrix& a, vectors v, schedule s) {
   const std::int64_t n = a.n;
   auto dot = [n, &s](const double* u, const double* w) {
-    return P::reduce(0, n, s.vector_grain, [u, w](std::int64_t lo, std::int64_t hi) {
+    return bench::place_reduce<P>(0, n, s.vector_grain, [u, w](std::int64_t lo, std::int64_t hi) {
       bench::touch_n(u + lo, hi - lo, locus::access::read);
       if (w != u) bench::touch_n(w + lo, hi - lo, locus::access::read);
       locus::compute(static_cast<std::uint64_t>(hi - lo));
@@ -85,7 +86,7 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
   // with `cycles` per entry; each piece declares its entries of them.
   auto vector_loop = [n, &s](std::initializer_list<const double*> in, std::initializer_list<double*> out,
                              std::uint64_t cycles, auto&& body) {
-    P::loop(0, n, s.vector_grain, [&](std::int64_t lo, std::int64_t hi) {
+    bench::place_loop<P>(0, n, s.vector_grain, [&](std::int64_t lo, std::int64_t hi) {
       for (const double* u : in) bench::touch_n(u + lo, hi - lo, locus::access::read);
       for (double* u : out) bench::touch_n(u + lo, hi - lo, locus::access::write);
       locus::compute(cycles * static_cast<std::uint64_t>(hi - lo));
@@ -110,7 +111,7 @@ double inverse_power(const csr_matrix& a, vectors v, schedule s) {
       });
       double rho = dot(v.r, v.r);
       for (std::int64_t it = 0; it < s.inner; ++it) {
-        P::loop(0, n, s.row_grain, [&](std::int64_t lo, std::int64_t hi) { multiply_rows(a, v.p, v.q, lo, hi); });
+        bench::place_loop<P>(0, n, s.row_grain, [&](std::int64_t lo, std::int64_t hi) { multiply_rows(a, v.p, v.q, lo, hi); });
         const double alpha = rho / dot(v.p, v.q);
         vector_loop({v.p, v.q}, {v.z, v.r}, 2, [&](std::int64_t i) {
           v.z[i] += alpha * v.p[i];

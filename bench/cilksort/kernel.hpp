@@ -18,6 +18,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/places.hpp"
 
 namespace cilksort {
 
@@ -84,6 +85,30 @@ void sort(element* in, element* tmp, std::int64_t n, const cutoffs& c) {
   P::fork2([&] { merge<P>(in, q, in + q, q, tmp, c.merge); },
            [&] { merge<P>(in + 2 * q, q, in + 3 * q, n - 3 * q, tmp + 2 * q, c.merge); });
   merge<P>(tmp, 2 * q, tmp + 2 * q, n - 2 * q, in, c.merge);
+}
+
+// The top level with locality hints (NUMA-WS Fig. 4, MERGESORTTOP): quarter
+// i sorted at place p_i, where prepare() put it; the first pair merged at
+// p_0, the second at p_2, the last merge at any place. Below the top the
+// quarters' hints are inherited.
+template <class P>
+void sort_top(element* in, element* tmp, std::int64_t n, const cutoffs& c) {
+  const int places = bench::places<P>();
+  if (places == 1 || n < c.sort) return sort<P>(in, tmp, n, c);
+  const std::int64_t q = n / 4;
+  auto at = [places](int quarter) { return bench::part_place(quarter, 4, places); };
+  bench::fork_at<P>(
+      at(0), [&] { bench::fork_at<P>(at(0), [&] { sort<P>(in, tmp, q, c); }, at(1), [&] { sort<P>(in + q, tmp + q, q, c); }); },
+      at(2), [&] {
+        bench::fork_at<P>(at(2), [&] { sort<P>(in + 2 * q, tmp + 2 * q, q, c); },
+                          at(3), [&] { sort<P>(in + 3 * q, tmp + 3 * q, n - 3 * q, c); });
+      });
+  bench::fork_at<P>(at(0), [&] { merge<P>(in, q, in + q, q, tmp, c.merge); },
+                    at(2), [&] { merge<P>(in + 2 * q, q, in + 3 * q, n - 3 * q, tmp + 2 * q, c.merge); });
+  const locus::place_hint parent = bench::hints_apply<P> ? locus::current_hint() : locus::any;
+  if constexpr (bench::hints_apply<P>) locus::set_hint(locus::any);
+  merge<P>(tmp, 2 * q, tmp + 2 * q, n - 2 * q, in, c.merge);
+  if constexpr (bench::hints_apply<P>) locus::set_hint(parent);
 }
 
 }  // namespace cilksort

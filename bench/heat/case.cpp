@@ -13,6 +13,7 @@
 
 #include "common/harness.hpp"
 #include "heat/kernel.hpp"
+#include "common/places.hpp"
 
 namespace {
 
@@ -35,6 +36,8 @@ class heat_instance final : public bench::instance {
   void prepare() override {
     fill_initial(even_, n_);
     fill_initial(odd_, n_);
+    bench::place_blocks(std::span(even_));
+    bench::place_blocks(std::span(odd_));
     result_ = nullptr;
   }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include <locus/annotate.hpp>
+#include "common/places.hpp"
 
 namespace heat {
 
@@ -63,7 +64,9 @@ double* run_steps(double* even, double* odd, std::int64_t n, std::int64_t steps,
       // pointer swapped in place would be a race between the team's threads.
       const double* src = step % 2 == 0 ? even : odd;
       double* dst = step % 2 == 0 ? odd : even;
-      P::loop(1, n - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); });
+      // Block p of the rows at place p, where prepare() put its rows
+      // (NUMA-WS V: heat with hints and per-place data).
+      bench::place_loop<P>(1, n - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); });
     }
   });
   return steps % 2 == 0 ? even : odd;

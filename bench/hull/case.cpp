@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/places.hpp"
 #include "hull/kernel.hpp"
 
 namespace {
@@ -52,9 +53,15 @@ class hull_instance final : public bench::instance {
   }
 
   // A run must write the whole hull: clear what the last one left.
+  // Block p of the points and of the index buffers on place p: the passes
+  // over blocks run block p's share at place p (place_loop).
   void prepare() override {
     std::fill(hull_.begin(), hull_.begin() + static_cast<std::ptrdiff_t>(reference_.size()), -1);
     size_ = -1;
+    bench::place_blocks(std::span(points_));
+    bench::place_blocks(std::span(ids_));
+    bench::place_blocks(std::span(scratch_));
+    bench::place_blocks(std::span(where_));
   }
 
   void run(const bench::variant& v) override {

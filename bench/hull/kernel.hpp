@@ -33,6 +33,7 @@
 #include <vector>
 
 #include <locus/annotate.hpp>
+#include "common/places.hpp"
 
 namespace hull {
 
@@ -191,7 +192,7 @@ std::pair<std::int64_t, std::int64_t> extremes(const point* points, std::int64_t
   auto less = [](const point& p, const point& q) { return p.x < q.x || (p.x == q.x && p.y < q.y); };
   const blocks b{n, block};
   std::vector<std::pair<std::int64_t, std::int64_t>> found(static_cast<std::size_t>(b.count()));
-  P::loop(0, b.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
+  bench::place_loop<P>(0, b.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
       std::int64_t left = b.begin(k), right = left;
       for (std::int64_t i = left + 1; i < b.end(k); ++i) {
@@ -231,7 +232,7 @@ split_groups split(const point* points, From from, std::int64_t m, triangle t, s
     farthest left_far, right_far;
   };
   std::vector<part> parts(static_cast<std::size_t>(bl.count()));
-  P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
+  bench::place_loop<P>(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
       triangle mine = t;
       const auto [left, right] = mine.classify(points, from, bl.begin(k), bl.end(k), where);
@@ -252,7 +253,7 @@ split_groups split(const point* points, From from, std::int64_t m, triangle t, s
   for (part& p : parts) p.right += g.left;
   g.left_far = left_far.vertex;
   g.right_far = right_far.vertex;
-  P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
+  bench::place_loop<P>(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t k = lo; k < hi; ++k) {
       scatter(from, where, bl.begin(k), bl.end(k), out + parts[k].left, out + parts[k].right);
       from.touch_ids(bl.begin(k), bl.end(k));
@@ -271,7 +272,7 @@ split_groups split(const point* points, From from, std::int64_t m, triangle t, s
 template <class P>
 void copy(const id* from, id* to, std::int64_t count, std::int64_t block) {
   const blocks bl{count, block};
-  P::loop(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
+  bench::place_loop<P>(0, bl.count(), 1, [&](std::int64_t lo, std::int64_t hi) {
     const std::int64_t begin = bl.begin(lo), end = bl.end(hi - 1);
     std::copy(from + begin, from + end, to + begin);
     locus::touch(from + begin, static_cast<std::size_t>(end - begin) * sizeof(id));

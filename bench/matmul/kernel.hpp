@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include <locus/annotate.hpp>
+#include "common/places.hpp"
 
 namespace matmul {
 
@@ -108,10 +109,33 @@ void multiply_add(M a, M b, M c, std::size_t m, std::size_t block) {
            [&] { P::fork2([&] { product(a11, b10, c10); }, [&] { product(a11, b11, c11); }); });
 }
 
+// The top level with locality hints (NUMA-WS V, matmul with hints): the
+// product into quadrant k of c (00, 01, 10, 11: in Z order, the k-th
+// quarter of a blocked Z-Morton matrix, where prepare() put it) runs at
+// place part_place(k, 4); below the top the hints are inherited.
+template <class P, class M>
+void multiply_add_top(M a, M b, M c, std::size_t m, std::size_t block) {
+  const int places = bench::places<P>();
+  if (places == 1 || m <= block) return multiply_add<P>(a, b, c, m, block);
+  const std::size_t h = m / 2;
+  const M a00 = a.quadrant(0, 0, h), a01 = a.quadrant(0, 1, h), a10 = a.quadrant(1, 0, h), a11 = a.quadrant(1, 1, h);
+  const M b00 = b.quadrant(0, 0, h), b01 = b.quadrant(0, 1, h), b10 = b.quadrant(1, 0, h), b11 = b.quadrant(1, 1, h);
+  const M c00 = c.quadrant(0, 0, h), c01 = c.quadrant(0, 1, h), c10 = c.quadrant(1, 0, h), c11 = c.quadrant(1, 1, h);
+  auto product = [&](M x, M y, M z) { multiply_add<P>(x, y, z, h, block); };
+  auto at = [places](int quadrant) { return bench::part_place(quadrant, 4, places); };
+  for (int half = 0; half < 2; ++half) {
+    const M a0 = half == 0 ? a00 : a01, a1 = half == 0 ? a10 : a11;
+    const M b0 = half == 0 ? b00 : b10, b1 = half == 0 ? b01 : b11;
+    bench::fork_at<P>(
+        at(0), [&] { bench::fork_at<P>(at(0), [&] { product(a0, b0, c00); }, at(1), [&] { product(a0, b1, c01); }); },
+        at(2), [&] { bench::fork_at<P>(at(2), [&] { product(a1, b0, c10); }, at(3), [&] { product(a1, b1, c11); }); });
+  }
+}
+
 // The benchmark's entry: c += a * b for matrices of side n.
 template <class P, class M>
 void matmul(M a, M b, M c, std::size_t n, std::size_t block) {
-  P::run([&] { multiply_add<P>(a, b, c, n, block); });
+  P::run([&] { multiply_add_top<P>(a, b, c, n, block); });
 }
 
 }  // namespace matmul

@@ -27,6 +27,7 @@
 
 #include "common/harness.hpp"
 #include "common/json.hpp"
+#include "common/places.hpp"
 
 namespace {
 
@@ -42,6 +43,7 @@ struct options {
   bool quiet = false;
   bool simulate = false;          // --engine sim
   std::string machine = "host";   // --machine, with --engine sim
+  std::string places;             // --places: LOCUS_PLACES for the locus variants
   bool reps_given = false, warmup_given = false;
 };
 
@@ -70,6 +72,7 @@ void usage() {
       "  --engine threaded|sim run on this machine's threads (default) or on the simulator\n"
       "  --machine NAME|FILE   the simulated machine (with --engine sim; default host)\n"
       "  --list-machines       list the simulator's machine presets\n"
+      "  --places KIND         places of the locus variants (numa, socket, l3, l2, core; LOCUS_PLACES)\n"
       "  With --engine sim: variants serial and locus:<policy> only; times are simulated;\n"
       "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
@@ -144,6 +147,7 @@ options parse(int argc, char** argv) {
       if (e != "threaded" && e != "sim") throw std::invalid_argument("--engine " + e + ": accepted are threaded, sim");
       o.simulate = e == "sim";
     } else if (a == "--machine") o.machine = need(i);
+    else if (a == "--places") o.places = need(i);
     else if (a == "--list-machines") {
       for (const auto& m : locus::available_machines()) std::printf("%-24s %s\n", m.name.c_str(), m.summary.c_str());
       std::exit(0);
@@ -212,7 +216,9 @@ class environment {
         locus::runtime_options o = simulate_ ? simulated(opt.machine, workers, v.policy) : locus::runtime_options{};
         o.workers = workers;
         o.policy = v.policy;
+        if (!opt.places.empty()) o.places = opt.places;
         locus_ = std::make_unique<locus::runtime>(o);
+        bench::g_place_data = true;  // prepare() moves block p of the data to place p
         break;
       }
       case bench::impl::tbb:
@@ -231,6 +237,10 @@ class environment {
         break;
     }
   }
+  ~environment() { bench::g_place_data = false; }
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+
   template <class Fn>
   void run(Fn&& fn) {
     if (arena_) arena_->execute(fn);

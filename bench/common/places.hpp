@@ -1,0 +1,101 @@
+// Locality hints and per-place data for the kernels (NUMA-WS section III-A
+// and V: the hinted versions of cg, cilksort, heat, hull, matmul). Only the
+// locus backend acts on them; the others run the same kernel text unhinted
+// (places() is 1 for them), so every implementation still does the same work.
+//
+//   bench::places<P>()                      places to split the data over
+//   bench::fork_at<P>(pf, f, pg, g)         fork2, f hinted at place pf, g at pg
+//   bench::place_loop<P>(lo, hi, grain, b)  P::loop, block p of [lo, hi) hinted
+//                                           at place p (place_block's split)
+//   bench::place_blocks(span)               in prepare(): move block p of the
+//                                           array's pages to place p (locus
+//                                           variants only: g_place_data)
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include <locus/locus.hpp>
+
+#include "common/locus_backend.hpp"
+
+namespace bench {
+
+// Set by the runner while a locus pool runs a variant (both policies: ws
+// ignores hints, but the data layout is the program's, not the scheduler's).
+inline bool g_place_data = false;
+
+template <class P>
+constexpr bool hints_apply = std::is_same_v<P, locus_backend>;
+
+template <class P>
+int places() {
+  if constexpr (hints_apply<P>) return locus::num_places();
+  else return 1;
+}
+
+// Place q of `parts` parts when there are `places()` places: parts spread
+// evenly (with 4 parts: 0,1,2,3 on 4 places, 0,0,1,1 on 2, all 0 on 1).
+inline int part_place(int q, int parts, int places) { return q * places / parts; }
+
+template <class P, class F, class G>
+void fork_at(int pf, F&& f, int pg, G&& g) {
+  if constexpr (hints_apply<P>) {
+    locus::task_group group;
+    group.spawn(std::forward<F>(f), locus::at(pf));
+    // g runs in the parent, under its own hint, then the parent's returns.
+    const locus::place_hint parent = locus::current_hint();
+    locus::set_hint(locus::at(pg));
+    g();
+    locus::set_hint(parent);
+    group.sync();
+  } else {
+    P::fork2(std::forward<F>(f), std::forward<G>(g));
+  }
+}
+
+template <class P, class Body>
+void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
+  const int n = places<P>();
+  if (n == 1 || hi - lo < n) return P::loop(lo, hi, grain, body);
+  if constexpr (hints_apply<P>) {
+    locus::task_group group;
+    for (int p = 0; p < n; ++p) {
+      const auto block = locus::place_block(static_cast<std::size_t>(hi - lo), p, n);
+      const std::int64_t b = lo + static_cast<std::int64_t>(block.begin), e = lo + static_cast<std::int64_t>(block.end);
+      group.spawn([&, b, e] { P::loop(b, e, grain, body); }, locus::at(p));
+    }
+    group.sync();
+  }
+}
+
+// P::reduce with the blocks of place_loop; the blocks' sums are added in
+// place order.
+template <class P, class Body>
+double place_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
+  const int n = places<P>();
+  if (n == 1 || hi - lo < n) return P::reduce(lo, hi, grain, body);
+  if constexpr (hints_apply<P>) {
+    std::vector<double> sums(static_cast<std::size_t>(n), 0.0);
+    place_loop<P>(0, n, 1, [&](std::int64_t a, std::int64_t b) {
+      for (std::int64_t p = a; p < b; ++p) {
+        const auto block = locus::place_block(static_cast<std::size_t>(hi - lo), static_cast<int>(p), n);
+        sums[static_cast<std::size_t>(p)] = P::reduce(lo + static_cast<std::int64_t>(block.begin),
+                                                      lo + static_cast<std::int64_t>(block.end), grain, body);
+      }
+    });
+    double total = 0.0;
+    for (double x : sums) total += x;
+    return total;
+  }
+  return 0.0;
+}
+
+template <class T>
+void place_blocks(std::span<T> data) {
+  if (g_place_data && !data.empty()) locus::move_to_places(data);
+}
+
+}  // namespace bench
