@@ -44,6 +44,7 @@ struct options {
   bool simulate = false;          // --engine sim
   std::string machine = "host";   // --machine, with --engine sim
   std::string places;             // --places: LOCUS_PLACES for the locus variants
+  bool pack = false;              // --pack: LOCUS_PACK=1 for the locus variants
   bool reps_given = false, warmup_given = false;
 };
 
@@ -73,6 +74,7 @@ void usage() {
       "  --machine NAME|FILE   the simulated machine (with --engine sim; default host)\n"
       "  --list-machines       list the simulator's machine presets\n"
       "  --places KIND         places of the locus variants (numa, socket, l3, l2, core; LOCUS_PLACES)\n"
+      "  --pack                workers on the fewest places that hold them (LOCUS_PACK=1)\n"
       "  With --engine sim: variants serial and locus:<policy> only; times are simulated;\n"
       "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
@@ -148,6 +150,7 @@ options parse(int argc, char** argv) {
       o.simulate = e == "sim";
     } else if (a == "--machine") o.machine = need(i);
     else if (a == "--places") o.places = need(i);
+    else if (a == "--pack") o.pack = true;
     else if (a == "--list-machines") {
       for (const auto& m : locus::available_machines()) std::printf("%-24s %s\n", m.name.c_str(), m.summary.c_str());
       std::exit(0);
@@ -217,6 +220,7 @@ class environment {
         o.workers = workers;
         o.policy = v.policy;
         if (!opt.places.empty()) o.places = opt.places;
+        if (opt.pack) o.pack = 1;
         locus_ = std::make_unique<locus::runtime>(o);
         bench::g_place_data = true;  // prepare() moves block p of the data to place p
         break;
@@ -437,6 +441,7 @@ int main(int argc, char** argv) {
           .add("verified", c.verified)
           .add("size", bench::to_string(opt.size))
           .add("engine", opt.simulate ? "sim" : "threaded")
+          .add("placement", (opt.places.empty() ? std::string("default") : opt.places) + (opt.pack ? ", packed" : ""))
           .add("machine", opt.simulate ? opt.machine : machine)
           .add("time", now_iso())
           .add("summary", c.summary)

@@ -22,6 +22,8 @@ struct runtime_options {
   std::string places;         // LOCUS_PLACES: numa|socket|l3|l2|core; default numa
   std::size_t stack_size = 0; // LOCUS_STACK_SIZE, bytes (K/M suffix); default 512K
   int pin = -1;               // LOCUS_PIN: 1 pins workers to cores, 0 does not; default 1
+  int pack = -1;              // LOCUS_PACK: 1 puts the workers on the fewest places that hold
+                              //   them; default 0 (spread evenly over every place)
   long spin_us = -1;          // LOCUS_SPIN_US: idle spin before sleeping; default 100
   long long seed = -1;        // LOCUS_SEED: seed of the victim choice; default random
                               //   (1 with the simulator, so that runs repeat)

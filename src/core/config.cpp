@@ -152,6 +152,14 @@ settings resolve_settings(const runtime_options& o) {
     s.pin = parse_integer("LOCUS_PIN", v, 0, 1, "1 to pin workers to cores or 0 not to") != 0;
   }
 
+  if (o.pack >= 0) {
+    s.pack = o.pack != 0;
+  } else if (const std::string v = env("LOCUS_PACK"); !v.empty()) {
+    s.pack = parse_integer("LOCUS_PACK", v, 0, 1,
+                           "1 to put the workers on the fewest places that hold them, or 0 to spread them "
+                           "over every place") != 0;
+  }
+
   if (o.spin_us >= 0) {
     s.spin_us = o.spin_us;
   } else if (const std::string v = env("LOCUS_SPIN_US"); !v.empty()) {

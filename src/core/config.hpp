@@ -41,6 +41,7 @@ struct settings {
   place_kind places = place_kind::numa;
   std::size_t stack_bytes = tunables::default_stack_bytes;
   bool pin = true;
+  bool pack = false;  // LOCUS_PACK: workers on the fewest places instead of spread over all
   long spin_us = tunables::default_spin_us;
   long long seed = -1;
   bool asymmetric_fence = true;  // falls back to symmetric if the kernel lacks membarrier

@@ -96,7 +96,7 @@ int cpus_for_placement(const settings& cfg) {
 
 runtime_state::runtime_state(settings s)
     : cfg(std::move(s)),
-      places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg))),
+      places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg), cfg.pack)),
       eng(make_engine(cfg)),
       fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();

@@ -665,7 +665,7 @@ const char* to_string(place_kind k) {
   return "?";
 }
 
-placement make_placement(const topology& topo, place_kind kind, int num_workers, int host_cpus) {
+placement make_placement(const topology& topo, place_kind kind, int num_workers, int host_cpus, bool packed) {
   if (num_workers < 1)
     reject("LOCUS_WORKERS", std::to_string(num_workers),
            "expected the number of workers, an integer of at least 1");
@@ -674,8 +674,16 @@ placement make_placement(const topology& topo, place_kind kind, int num_workers,
 
   auto places = places_of(topo, kind);
   // A place without a worker could never run a task, so it is not a place.
-  const auto used = static_cast<int>(std::min<std::size_t>(places.size(),
-                                                           static_cast<std::size_t>(num_workers)));
+  auto used = static_cast<int>(std::min<std::size_t>(places.size(), static_cast<std::size_t>(num_workers)));
+  if (packed) {
+    // The fewest places, in order, whose cores hold every worker (NUMA-WS
+    // figure 9: "packed tightly using the smallest number of sockets"); then
+    // the workers are spread evenly over those.
+    std::size_t cores = 0;
+    used = 0;
+    while (used < static_cast<int>(places.size()) && cores < static_cast<std::size_t>(num_workers))
+      cores += places[static_cast<std::size_t>(used++)].size();
+  }
   places.resize(static_cast<std::size_t>(used));
 
   placement pl;

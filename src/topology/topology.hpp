@@ -103,8 +103,10 @@ struct placement {
 // a virtual topology. `pinning_wrapped` is set when two workers get the same
 // OS cpu. Throws config_error for num_workers < 1 (LOCUS_WORKERS) or a cache
 // place kind the topology has no cache for (LOCUS_PLACES).
+// With `packed`, only the fewest places (in order) whose cores hold every
+// worker are used (LOCUS_PACK=1).
 placement make_placement(const topology& topo, place_kind kind, int num_workers,
-                         int host_cpus);
+                         int host_cpus, bool packed = false);
 
 // Human-readable and JSON renderings used by locus-topo.
 std::string describe(const topology& topo, const placement& pl);
