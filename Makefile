@@ -2,7 +2,8 @@
 #                          suite, writes results/report/report.html)
 #               make test  (builds, runs the test suite)
 # Both install missing Debian packages first (apt-get, as root).
-# Also: make bench-full (paper-sized inputs), make demo, make test-asan,
+# Also: make bench-full (paper-sized inputs), make bench-sim (the suite on
+# the simulated NUMA-WS machine), make demo, make test-asan,
 # make test-tsan.
 
 BUILD      ?= build
@@ -16,7 +17,7 @@ RESULTS    ?= results
 REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build run demo bench-quick bench-full test test-asan test-tsan clean
+.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-asan test-tsan clean
 
 all: build
 
@@ -54,6 +55,18 @@ bench-quick: build
 	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report \
 	  --title "locus benchmarks (quick sizes)" >/dev/null
 	@echo "report: $(RESULTS)/report/report.html (and report.md)"
+
+# The suite on the simulated 4 x 8 machine of the NUMA-WS paper (SIMULATED
+# figures: docs/simulator.md), on 1 and 32 workers; about half an hour on
+# one core of this machine.
+bench-sim: build
+	@mkdir -p $(RESULTS)
+	@rm -f $(RESULTS)/sim.jsonl
+	@$(BUILD)/bin/locus-bench --engine sim --machine numa-ws-4x8 --size quick --workers 1,32 \
+	  --out $(RESULTS)/sim.jsonl
+	@$(PYTHON) bench/report/report.py $(RESULTS)/sim.jsonl --out $(RESULTS)/report-sim \
+	  --title "locus on the simulated NUMA-WS machine (numa-ws-4x8)" >/dev/null
+	@echo "report: $(RESULTS)/report-sim/report.html"
 
 bench-full: build
 	@mkdir -p $(RESULTS)
