@@ -75,6 +75,9 @@ void retire_fiber(fiber* f) noexcept {
 
 void destroy_fiber(fiber* f) {
   if (f == nullptr || f->is_thread_stack) return;
+  // Frames left on the stack leave ASan poison in its shadow, which would
+  // outlive the mapping and wrongly flag whatever is mapped there next.
+  sanitizers::unpoison(f->stack_low(), f->stack_bytes());
   sanitizers::destroy_fiber(f->tsan_fiber);
   munmap(f->mapping, f->mapping_bytes);
   delete f;
