@@ -7,11 +7,11 @@
 // then carry no annotation (the kernels run such a subtree as their
 // `declared` instance). A task stolen inside such a subtree is charged to
 // the subtree's root: at most fib(13), 753 calls. Why not one annotation per
-// call: in the serial elision GCC folds the calls near the leaves into
-// constants, which a load of the annotation flag in every call (or in every
-// call above fib(5)) prevents; the elision then ran 3 to 5 times slower.
-// The calls at or above bulk are real calls in the elision; with bulk 10
-// they cost it about 10%, with 14 about 1%.
+// call: every fork would pay a load and a branch, and in serial code GCC
+// folds the calls near the leaves into constants, which a load of the
+// annotation flag in every call prevents (the serial elision ran 3 to 5
+// times slower with one). The calls at or above bulk stay real calls in
+// serial code; with bulk 10 they cost it about 10%, with 14 about 1%.
 #pragma once
 
 #include <algorithm>

@@ -84,6 +84,9 @@ void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cut
   const std::int64_t less_total = slot[1];  // where block 0's equal elements start
   const std::int64_t greater_start = slot[2];
   P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
+    // A local copy: read through the reference, GCC reloads the pivot after
+    // every store below (a store through a double* might change it).
+    const double split = pivot;
     for (std::int64_t k = lo; k < hi; ++k) {
       double* const less_first = to + slot[3 * k];
       double* const equal_first = to + slot[3 * k + 1];
@@ -94,8 +97,8 @@ void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cut
       bench::touch_n(begin, end - begin, locus::access::read);
       locus::compute(static_cast<std::uint64_t>(2 * (end - begin)));
       for (const double* x = begin; x != end; ++x) {
-        if (*x < pivot) *less++ = *x;
-        else if (*x == pivot) *equal++ = *x;
+        if (*x < split) *less++ = *x;
+        else if (*x == split) *equal++ = *x;
         else *greater++ = *x;
       }
       // The block's three runs in `to`, known once it is scattered.

@@ -17,7 +17,7 @@
 //
 // For the simulator (README.md) every piece of an element-wise pass declares
 // the stripes it reads and writes and one cycle per addition or subtraction;
-// the base case declares its block of C and what matmul's base case declares.
+// the base case declares what matmul's base case declares.
 #pragma once
 
 #include <algorithm>
@@ -101,8 +101,8 @@ void form(M out, const operand<M>& o, std::size_t m) {
 template <class P, class M>
 void multiply(M a, M b, M c, std::size_t m, std::size_t block) {
   if (m <= block) {
+    // The block of c is declared once, as written, by the multiply-add.
     const std::size_t ldc = c.base_ld(m);
-    matmul::touch_rows(c.data, ldc, m, m, locus::access::write);
     for (std::size_t i = 0; i < m; ++i) std::fill_n(c.data + i * ldc, m, 0.0);
     return matmul::multiply_add_block(a.data, a.base_ld(m), b.data, b.base_ld(m), c.data, ldc, m);
   }
