@@ -1,7 +1,7 @@
 // The machine presets: the machines the five papers measured on, and this
 // host. Every number carries its source, here beside it and in the preset's
-// `source` string; docs/simulator-presets.md has the same in tables, with
-// the URLs. Where a paper gives no latency, the figure is a published
+// `source` string; docs/simulator.md ("Presets and their sources") has the
+// same in tables, with the URLs. Where a paper gives no latency, the figure is a published
 // measurement of the same chip or microarchitecture, or a stated stand-in.
 //
 // Two ratios fill the remote latencies no one measured for a machine. Both
