@@ -1,5 +1,7 @@
 #include "engine/sim_engine.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +36,13 @@ constexpr std::uint64_t first_simulated_page = 1;
 
 sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory)
     : machine_(std::move(machine)), memory_(machine_, memory), base_seed_(seed) {
+  // Simulated addresses keep the offset within the page, so a run repeats
+  // only if the program's arrays land at the same offsets every time. glibc
+  // moves its mmap threshold up as mapped blocks are freed, after which
+  // large arrays come from the heap at offsets that depend on what the
+  // process did before; setting the threshold turns that adjustment off
+  // (mallopt(3)), so arrays of 128 KiB and more are always mapped afresh.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   std::uint64_t page = memory_.page_bytes();
   page_shift_ = 0;
   while (page > 1) {
