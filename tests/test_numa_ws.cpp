@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sanitizers.hpp"
 #include "locus/locus.hpp"
 #include "support/random_tree.hpp"
 
@@ -136,7 +137,11 @@ INSTANTIATE_TEST_SUITE_P(Workers, NumaWsTrees, ::testing::Values(2, 4));
 // (at most two pushing events per steal, one push each), and each event
 // makes at most push_threshold failed attempts before giving up.
 TEST(NumaWsSimulated, PushesStayWithinAConstantOfSteals) {
+#if defined(LOCUS_ASAN) || defined(LOCUS_TSAN)
+  const int seeds = random_tree::seeds_from("LOCUS_SIM_STRESS_SEEDS", 100);  // 10-50x slower
+#else
   const int seeds = random_tree::seeds_from("LOCUS_SIM_STRESS_SEEDS", 300);
+#endif
   constexpr int threshold = 4;  // the default LOCUS_PUSH_THRESHOLD
   std::uint64_t steals = 0, pushes = 0, attempts = 0, mailbox_hits = 0;
   for (int s = 0; s < seeds; ++s) {
