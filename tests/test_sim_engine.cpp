@@ -210,3 +210,28 @@ TEST(SimEngine, AnnotationsOffThePoolAreIgnored) {
   EXPECT_EQ(s.elapsed_s, 0.0);
   EXPECT_EQ(locus::engine_name(), "sim");
 }
+
+TEST(SimEngine, BandwidthLimitQueuesAtTheMemoryController) {
+  // 32 workers stream 32 MB that all lives on node 0: with 1 GB/s per
+  // controller the sweep takes at least 32 ms of simulated time; without a
+  // limit, far less.
+  constexpr std::size_t bytes = 32u << 20;
+  std::vector<char> data(bytes);
+  auto sweep = [&](const char* bandwidth) {
+    if (bandwidth != nullptr) setenv("LOCUS_SIM_BANDWIDTH", bandwidth, 1);
+    locus::runtime rt(simulated("numa-ws-4x8", 32));
+    unsetenv("LOCUS_SIM_BANDWIDTH");
+    locus::detail::simulate_place_pages(data.data(), bytes, 0);
+    locus::reset_stats();
+    locus::parallel_for(std::int64_t{0}, static_cast<std::int64_t>(bytes / 4096), std::int64_t{1},
+                        [&](std::int64_t page) { locus::touch(data.data() + page * 4096, 4096); });
+    return locus::get_stats().elapsed_s;
+  };
+  const double unlimited = sweep(nullptr);
+  const double limited = sweep("1");
+  EXPECT_GE(limited, 0.032);
+  EXPECT_LT(unlimited, 0.5 * limited);
+  setenv("LOCUS_SIM_BANDWIDTH", "fast", 1);
+  EXPECT_THROW(locus::runtime rt(simulated("numa-ws-4x8", 2)), locus::config_error);
+  unsetenv("LOCUS_SIM_BANDWIDTH");
+}

@@ -102,6 +102,14 @@ settings resolve_settings(const runtime_options& o) {
              "no topology with the simulator: it simulates the machine LOCUS_MACHINE names (" +
                  s.machine->name + ", " + s.machine->topo.description + ")");
     s.topo = s.machine->topo;
+    if (const std::string v = env("LOCUS_SIM_BANDWIDTH"); !v.empty()) {
+      char* end = nullptr;
+      const double gbps = std::strtod(v.c_str(), &end);
+      if (end != v.c_str() + v.size() || !(gbps >= 0) || gbps > 1e6)
+        reject("LOCUS_SIM_BANDWIDTH", v,
+               "expected the bandwidth of each memory controller in GB/s, a number from 0 (no limit) to 1e6");
+      s.machine->memory_controller_gbps = gbps;
+    }
     if (const std::string v = env("LOCUS_SIM_BLOCK"); !v.empty()) {
       s.sim_block_bytes = parse_byte_size("LOCUS_SIM_BLOCK", v, 1, 4096);
       if ((s.sim_block_bytes & (s.sim_block_bytes - 1)) != 0)

@@ -50,6 +50,12 @@ sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim
     ++page_shift_;
   }
   next_sim_page_ = first_simulated_page;
+  if (machine_.memory_controller_gbps > 0) {
+    // A block takes block_bytes / (GB/s) nanoseconds of its controller.
+    cycles_per_dram_block_ = static_cast<double>(memory_.block_bytes()) / machine_.memory_controller_gbps *
+                             machine_.clock_ghz;
+    controller_free_.assign(static_cast<std::size_t>(std::max(machine_.topo.num_numa_nodes, 1)), 0.0);
+  }
 }
 
 sim_engine::~sim_engine() {
@@ -344,8 +350,10 @@ void sim_engine::touch(const void* address, std::size_t bytes, access how) noexc
   const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
   while (at < end) {
     const std::uint64_t piece = std::min(end, (at & ~(page_bytes - 1)) + page_bytes) - at;
+    const sim::cycles issued = me.clock;
     const sim::access_counts counts = memory_.access(me.core, simulated_address(at, true), piece, kind);
     me.clock += counts.total_cycles;
+    if (cycles_per_dram_block_ > 0) queue_at_controllers(me, issued);
     for (std::size_t i = 0; i < sim::served_by_count; ++i)
       if (counts.served[i] != 0)
         me.served[i].store(me.served[i].load(std::memory_order_relaxed) + counts.served[i],
@@ -353,6 +361,27 @@ void sim_engine::touch(const void* address, std::size_t bytes, access how) noexc
     at += piece;
   }
   yield_if_behind();
+}
+
+// The bandwidth limit, a FIFO per memory controller: the blocks a piece read
+// from node n's DRAM occupy its controller for blocks x cycles_per_block,
+// starting when both the request (issued at the worker's clock) and the
+// controller are there; the worker also waits for the controller to get to
+// it. The latency itself is already in the memory model's cost. Workers'
+// clocks are close to ordered (the earliest runs), so this approximates a
+// queue in virtual time; it is deterministic like the rest.
+void sim_engine::queue_at_controllers(virtual_worker& me, sim::cycles issued) {
+  const auto& blocks = memory_.last_dram_blocks_by_node();
+  for (std::size_t node = 0; node < blocks.size(); ++node) {
+    if (blocks[node] == 0) continue;
+    double& free = controller_free_[node];
+    const double start = std::max(static_cast<double>(issued), free);
+    free = start + static_cast<double>(blocks[node]) * cycles_per_dram_block_;
+    // Waiting for the controller, and for a transfer longer than the
+    // latency already charged.
+    const double wait = free - static_cast<double>(me.clock);
+    if (wait > 0) me.clock += static_cast<sim::cycles>(wait + 0.5);
+  }
 }
 
 void sim_engine::compute(std::uint64_t cycles) noexcept {

@@ -141,6 +141,13 @@ class sim_engine final : public engine {
   sim::cycles quiescent_at_ = 0;
   std::atomic<std::uint64_t> outside_ns_{0};
 
+  // The optional bandwidth limit (machine_model::memory_controller_gbps):
+  // per NUMA node, when its memory controller is free again, and the cycles
+  // one block occupies it. 0 cycles: no limit.
+  std::vector<double> controller_free_;
+  double cycles_per_dram_block_ = 0;
+  void queue_at_controllers(virtual_worker& me, sim::cycles issued);
+
   // Real page -> simulated page, numbered in first-touch order.
   std::unordered_map<std::uint64_t, std::uint64_t> page_map_;
   std::uint64_t last_real_page_ = ~std::uint64_t{0};

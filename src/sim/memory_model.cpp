@@ -100,7 +100,8 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       directory_(count_holders(machine.topo)),
       homes_(machine.topo.num_numa_nodes, options.policy),
       counters_(static_cast<std::size_t>(machine.topo.num_cores())),
-      scratch_bits_(directory_.words()) {
+      scratch_bits_(directory_.words()),
+      dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0) {
   const topology& topo = machine.topo;
   const auto num_cores = static_cast<std::size_t>(topo.num_cores());
   for (const auto& core : topo.cores) core_node_.push_back(core.numa_node);
@@ -179,6 +180,7 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
   if (bytes > std::numeric_limits<std::uint64_t>::max() - address)
     throw std::out_of_range("simulator memory model: access reaches the end of the address space");
 
+  std::fill(dram_by_node_.begin(), dram_by_node_.end(), 0);
   const std::uint64_t first = address >> block_shift_;
   const std::uint64_t last = (address + bytes - 1) >> block_shift_;
   for (std::uint64_t block = first;; ++block) {
@@ -262,6 +264,7 @@ served_by memory_model::serve_miss(int core, std::uint64_t block, cycles& cost) 
   const std::uint64_t page = block >> blocks_per_page_shift_;
   const auto home = static_cast<std::size_t>(homes_.home_for_access(page, static_cast<int>(node)));
   cost = dram_cycles_[node * nodes + home];
+  ++dram_by_node_[home];
   return home == node ? served_by::local_dram : served_by::remote_dram;
 }
 

@@ -95,6 +95,10 @@ class memory_model {
   // interleaved).
   std::optional<int> home_of(std::uint64_t address) const;
 
+  // Blocks the last access() served from DRAM, by home node: what a
+  // bandwidth model charges to each memory controller.
+  const std::vector<std::uint64_t>& last_dram_blocks_by_node() const { return dram_by_node_; }
+
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
   void reset_counters();
@@ -160,6 +164,7 @@ class memory_model {
   page_homes homes_;
   std::vector<access_counts> counters_;
   std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's copy
+  std::vector<std::uint64_t> dram_by_node_;      // of the last access()
 };
 
 }  // namespace locus::detail::sim
