@@ -76,8 +76,8 @@ struct machine_model {
   latency_table latency;
   scheduling_costs costs;
   // Sustainable bandwidth of each memory controller (one per NUMA node) in
-  // GB/s; 0 means unlimited, the default. The memory model does not enforce
-  // it: throttling needs the engine's virtual clock.
+  // GB/s; 0 means unlimited, the default. The engine enforces it (a queue
+  // per controller in virtual time, sim_engine::queue_at_controllers).
   double memory_controller_gbps = 0;
 
   // Costs at the NUMA distance between the accessing core's node and the
