@@ -29,6 +29,10 @@
 #include "common/json.hpp"
 #include "common/places.hpp"
 
+namespace bench {
+void use_deterministic_heap();
+}
+
 namespace {
 
 struct options {
@@ -324,6 +328,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "locus-bench: %s\n", e.what());
     return 2;
   }
+  if (opt.simulate) bench::use_deterministic_heap();  // large_blocks.cpp
 
   // Resolve benchmarks and variants before running anything.
   std::vector<const bench::benchmark*> chosen;
@@ -393,8 +398,12 @@ int main(int argc, char** argv) {
       const bool timed = round >= opt.warmup;
       for (auto& c : cells) {
         environment env(c.v, c.workers, opt);
-        inst->prepare();
         const bool counted = c.v.kind == bench::impl::locus || opt.simulate;
+        // Under the simulator, let the new pool settle (every worker asleep)
+        // before this thread allocates again: the heap then sees the same
+        // sequence of allocations every run.
+        if (opt.simulate) locus::reset_stats();
+        inst->prepare();
         if (counted) locus::reset_stats();
         const auto start = std::chrono::steady_clock::now();
         env.run([&] { inst->run(c.v); });

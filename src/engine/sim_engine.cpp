@@ -42,7 +42,14 @@ sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim
   // large arrays come from the heap at offsets that depend on what the
   // process did before; setting the threshold turns that adjustment off
   // (mallopt(3)), so arrays of 128 KiB and more are always mapped afresh.
+  // The top of the heap is trimmed to nothing spare, so that fewer large
+  // requests are carved from a big free top chunk. Blocks coalesced in the
+  // heap's bins can still serve them: for runs that repeat whatever came
+  // before, allocate arrays at page boundaries (locus::alloc_*, or as
+  // locus-bench does, bench/runner/large_blocks.cpp).
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+  mallopt(M_TOP_PAD, 0);
   std::uint64_t page = memory_.page_bytes();
   page_shift_ = 0;
   while (page > 1) {

@@ -1,0 +1,170 @@
+// A deterministic heap for simulated runs.
+//
+// The simulator's results depend on where the memory a task touches sits
+// within its pages (which cache lines and pages its arrays share; see
+// docs/simulator.md, Determinism). glibc places a block wherever its heap has
+// room, which depends on what the process allocated and freed before, and on
+// timing between threads. So when locus-bench runs on the simulator
+// (use_deterministic_heap(), called before any benchmark is built), it
+// replaces the global operator new with an allocator whose addresses depend
+// only on the sequence of allocations:
+//   - blocks of 64 KiB and more are mapped afresh with mmap, at offset 0 of
+//     a page;
+//   - smaller blocks come from size classes of 16 bytes, carved in order
+//     from 4 MiB mapped chunks and reused last-freed first.
+// The sequence itself repeats: the simulation thread and the runner's
+// thread never allocate at the same time (the runner waits for the
+// simulation to be quiescent before it prepares a run). Blocks allocated
+// before the switch go back to malloc. With real threads nothing changes:
+// every block goes to malloc.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace bench {
+void use_deterministic_heap();
+}
+
+namespace {
+
+constexpr std::size_t large_block = 64 * 1024;
+constexpr std::size_t granule = 16;
+constexpr std::size_t header = 16;  // the size class, before each small block
+constexpr std::size_t chunk_bytes = 4u << 20;
+
+template <class T>
+struct malloc_allocator {
+  using value_type = T;
+  malloc_allocator() = default;
+  template <class U>
+  malloc_allocator(const malloc_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (void* p = std::malloc(n * sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <class U>
+  bool operator==(const malloc_allocator<U>&) const noexcept { return true; }
+};
+template <class T>
+using malloc_vector = std::vector<T, malloc_allocator<T>>;
+
+struct large {
+  char* address;
+  std::size_t bytes;
+};
+
+// Its own bookkeeping allocates with malloc, so it never recurses.
+struct heap {
+  std::mutex mutex;
+  std::atomic<bool> on{false};
+  malloc_vector<char*> chunks;   // sorted by address
+  char* bump = nullptr;
+  char* bump_end = nullptr;
+  malloc_vector<malloc_vector<char*>> free_lists = malloc_vector<malloc_vector<char*>>(large_block / granule + 1);
+  malloc_vector<large> larges;   // sorted by address
+
+  bool owns_small(const char* p) const {
+    auto it = std::upper_bound(chunks.begin(), chunks.end(), p, std::less<const char*>());
+    return it != chunks.begin() && p < *(it - 1) + chunk_bytes;
+  }
+};
+
+heap& the_heap() {
+  // Built in place (operator new would call back here) and never destroyed:
+  // blocks outlive static destructors.
+  alignas(heap) static unsigned char storage[sizeof(heap)];
+  static heap* h = new (storage) heap;
+  return *h;
+}
+
+void* map(std::size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+void* allocate(std::size_t bytes) {
+  heap& h = the_heap();
+  if (!h.on.load(std::memory_order_relaxed)) {
+    if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+    throw std::bad_alloc();
+  }
+  std::lock_guard lock(h.mutex);
+  if (bytes >= large_block) {
+    auto* p = static_cast<char*>(map(bytes));
+    h.larges.insert(std::upper_bound(h.larges.begin(), h.larges.end(), p,
+                                     [](const char* a, const large& b) { return a < b.address; }),
+                    large{p, bytes});
+    return p;
+  }
+  const std::size_t cls = (std::max<std::size_t>(bytes, 1) + granule - 1) / granule;
+  auto& list = h.free_lists[cls];
+  if (!list.empty()) {
+    char* p = list.back();
+    list.pop_back();
+    return p;
+  }
+  const std::size_t need = header + cls * granule;
+  if (h.bump == nullptr || static_cast<std::size_t>(h.bump_end - h.bump) < need) {
+    auto* c = static_cast<char*>(map(chunk_bytes));
+    h.chunks.insert(std::upper_bound(h.chunks.begin(), h.chunks.end(), c), c);
+    h.bump = c;
+    h.bump_end = c + chunk_bytes;
+  }
+  char* block = h.bump + header;
+  *reinterpret_cast<std::size_t*>(h.bump) = cls;
+  h.bump += need;
+  return block;
+}
+
+void release(void* pointer) noexcept {
+  if (pointer == nullptr) return;
+  auto* p = static_cast<char*>(pointer);
+  heap& h = the_heap();
+  if (!h.on.load(std::memory_order_relaxed)) return std::free(p);  // real threads: malloc only
+  {
+    std::lock_guard lock(h.mutex);
+    if (h.owns_small(p)) {
+      const std::size_t cls = *reinterpret_cast<const std::size_t*>(p - header);
+      h.free_lists[cls].push_back(p);
+      return;
+    }
+    auto it = std::lower_bound(h.larges.begin(), h.larges.end(), p,
+                               [](const large& a, const char* b) { return a.address < b; });
+    if (it != h.larges.end() && it->address == p) {
+      munmap(p, it->bytes);
+      h.larges.erase(it);
+      return;
+    }
+  }
+  std::free(p);
+}
+
+}  // namespace
+
+void bench::use_deterministic_heap() {
+  heap& h = the_heap();
+  h.on.store(true, std::memory_order_relaxed);
+}
+
+void* operator new(std::size_t bytes) { return allocate(bytes); }
+void* operator new[](std::size_t bytes) { return allocate(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  try {
+    return allocate(bytes);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t& tag) noexcept { return operator new(bytes, tag); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
