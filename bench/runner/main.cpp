@@ -275,23 +275,6 @@ struct cell {
   std::size_t block_bytes = 0;   // the simulator's unit of memory access
 };
 
-void accumulate(locus::worker_stats& sum, const locus::worker_stats& t) {
-  sum.work_s += t.work_s;
-  sum.sched_s += t.sched_s;
-  sum.idle_s += t.idle_s;
-  sum.spawns += t.spawns;
-  sum.steals += t.steals;
-  sum.steal_attempts += t.steal_attempts;
-  sum.pushes += t.pushes;
-  sum.mailbox_hits += t.mailbox_hits;
-  sum.l1_hits += t.l1_hits;
-  sum.l2_hits += t.l2_hits;
-  sum.l3_hits += t.l3_hits;
-  sum.remote_l3_hits += t.remote_l3_hits;
-  sum.local_dram += t.local_dram;
-  sum.remote_dram += t.remote_dram;
-}
-
 std::string machine_name() {
   char host[256] = "?";
   gethostname(host, sizeof host);
@@ -414,7 +397,7 @@ int main(int argc, char** argv) {
             s = stats.elapsed_s;  // the simulated T_P
             c.block_bytes = stats.block_bytes;
           }
-          if (timed) accumulate(c.counters, stats.total());
+          if (timed) c.counters += stats.total();
         }
         const std::string why = inst->verify();
         if (!why.empty() && c.verified) {

@@ -33,6 +33,9 @@ struct worker_stats {
   // where they were served (docs/simulator.md). Zero with real threads.
   std::uint64_t l1_hits = 0, l2_hits = 0, l3_hits = 0, remote_l3_hits = 0;
   std::uint64_t local_dram = 0, remote_dram = 0;
+
+  // Adds every time and counter of `other` (worker and place stay).
+  worker_stats& operator+=(const worker_stats& other);
 };
 
 struct stats {

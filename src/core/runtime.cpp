@@ -121,30 +121,20 @@ runtime_state::runtime_state(settings s)
 }
 
 runtime_state::~runtime_state() {
-  eng->from_outside(
-      [](void* p) {
-        auto& rt = *static_cast<runtime_state*>(p);
-        rt.stopping.store(true, std::memory_order_seq_cst);
-        for (auto& w : rt.workers) wake_if_parked(rt, *w);
-      },
-      this);
+  eng->run_from_outside([this] {
+    stopping.store(true, std::memory_order_seq_cst);
+    for (auto& w : workers) wake_if_parked(*this, *w);
+  });
   eng->join_workers();
 }
 
 void submit_root(runtime_state& rt, frame* f) {
-  struct submission {
-    runtime_state& rt;
-    frame* f;
-  } sub{rt, f};
-  rt.eng->from_outside(
-      [](void* p) {
-        auto& [rt, f] = *static_cast<submission*>(p);
-        root_started(rt);
-        rt.roots.push(f);
-        // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-        if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
-      },
-      &sub);
+  rt.eng->run_from_outside([&] {
+    root_started(rt);
+    rt.roots.push(f);
+    // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
+    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
+  });
 }
 
 // Busy time: while at least one root task is in flight, by the engine's

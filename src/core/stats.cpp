@@ -72,20 +72,12 @@ std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
 // The simulator takes the snapshot when every worker sleeps, so that it is
 // the same every run; the threaded engine takes it at once.
 std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt, std::uint64_t& busy) {
-  struct request {
-    detail::runtime_state& rt;
-    std::vector<worker_stats> out;
-    std::uint64_t busy = 0;
-  } r{rt, {}};
-  rt.eng->from_outside(
-      [](void* p) {
-        auto& q = *static_cast<request*>(p);
-        q.out = snapshot_now(q.rt);
-        q.busy = detail::busy_ns(q.rt);
-      },
-      &r);
-  busy = r.busy;
-  return std::move(r.out);
+  std::vector<worker_stats> out;
+  rt.eng->run_from_outside([&] {
+    out = snapshot_now(rt);
+    busy = detail::busy_ns(rt);
+  });
+  return out;
 }
 
 worker_stats minus(const worker_stats& a, const worker_stats& b) {
@@ -95,10 +87,6 @@ worker_stats minus(const worker_stats& a, const worker_stats& b) {
   return d;
 }
 
-void add_to(worker_stats& t, const worker_stats& s) {
-  for (auto field : times) t.*field += s.*field;
-  for (auto field : counters) t.*field += s.*field;
-}
 
 void json_fields(std::ostringstream& o, const worker_stats& s) {
   o << "\"worker\":" << s.worker << ",\"place\":" << s.place << ",\"work_s\":" << s.work_s
@@ -114,11 +102,17 @@ void json_fields(std::ostringstream& o, const worker_stats& s) {
 
 }  // namespace
 
+worker_stats& worker_stats::operator+=(const worker_stats& other) {
+  for (auto field : times) this->*field += other.*field;
+  for (auto field : counters) this->*field += other.*field;
+  return *this;
+}
+
 worker_stats stats::total() const {
   worker_stats t;
   t.worker = -1;
   t.place = -1;
-  for (const auto& s : workers) add_to(t, s);
+  for (const auto& s : workers) t += s;
   return t;
 }
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "topology/topology.hpp"
@@ -70,6 +71,11 @@ class engine {
   // first waits until every worker sleeps, so that what the outside does
   // lands at the same simulated moment every run.
   virtual void from_outside(void (*fn)(void*), void* arg) { fn(arg); }
+  // The same for a callable: run_from_outside([&] { ... }).
+  template <class F>
+  void run_from_outside(F&& f) {
+    from_outside([](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); }, &f);
+  }
 
   // Worker `worker` performs `op` (see sched_op). Only on scheduling paths.
   virtual void charge(sched_op, int /*worker*/, int /*other*/) {}

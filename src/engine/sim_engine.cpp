@@ -399,81 +399,40 @@ void sim_engine::compute(std::uint64_t cycles) noexcept {
   yield_if_behind();
 }
 
-void sim_engine::place_pages(const void* address, std::size_t bytes, int node) noexcept {
-  if (t_sim != this) {
-    // The page map and the memory model belong to the simulation thread:
-    // act while it is quiescent.
-    struct request {
-      sim_engine* self;
-      const void* address;
-      std::size_t bytes;
-      int node;
-    } r{this, address, bytes, node};
-    from_outside([](void* p) {
-      auto& q = *static_cast<request*>(p);
-      q.self->place_pages_now(q.address, q.bytes, q.node);
-    }, &r);
-    return;
-  }
-  place_pages_now(address, bytes, node);
-}
+// The page map and the memory model belong to the simulation thread; a
+// thread outside the pool acts on them while the simulation is quiescent.
 
-void sim_engine::place_pages_now(const void* address, std::size_t bytes, int node) noexcept {
-  std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
-  const std::uint64_t end = at + bytes;
-  const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
-  for (at &= ~(page_bytes - 1); at < end; at += page_bytes) {
-    const std::uint64_t sim_address = simulated_address(at, true);
-    if (node < 0) memory_.interleave(sim_address, page_bytes);
-    else memory_.bind(sim_address, page_bytes, std::min(node, machine_.topo.num_numa_nodes - 1));
-  }
+void sim_engine::place_pages(const void* address, std::size_t bytes, int node) noexcept {
+  run_from_outside([&] {
+    std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
+    const std::uint64_t end = at + bytes;
+    const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+    for (at &= ~(page_bytes - 1); at < end; at += page_bytes) {
+      const std::uint64_t sim_address = simulated_address(at, true);
+      if (node < 0) memory_.interleave(sim_address, page_bytes);
+      else memory_.bind(sim_address, page_bytes, std::min(node, machine_.topo.num_numa_nodes - 1));
+    }
+  });
 }
 
 void sim_engine::forget_pages(const void* address, std::size_t bytes) noexcept {
-  if (t_sim != this) {
-    struct request {
-      sim_engine* self;
-      const void* address;
-      std::size_t bytes;
-    } r{this, address, bytes};
-    from_outside([](void* p) {
-      auto& q = *static_cast<request*>(p);
-      q.self->forget_pages_now(q.address, q.bytes);
-    }, &r);
-    return;
-  }
-  forget_pages_now(address, bytes);
-}
-
-void sim_engine::forget_pages_now(const void* address, std::size_t bytes) noexcept {
-  const std::uint64_t first = reinterpret_cast<std::uintptr_t>(address) >> page_shift_;
-  const std::uint64_t last = (reinterpret_cast<std::uintptr_t>(address) + bytes - 1) >> page_shift_;
   if (bytes == 0) return;
-  for (std::uint64_t page = first; page <= last; ++page) page_map_.erase(page);
-  last_real_page_ = ~std::uint64_t{0};
+  run_from_outside([&] {
+    const std::uint64_t first = reinterpret_cast<std::uintptr_t>(address) >> page_shift_;
+    const std::uint64_t last = (reinterpret_cast<std::uintptr_t>(address) + bytes - 1) >> page_shift_;
+    for (std::uint64_t page = first; page <= last; ++page) page_map_.erase(page);
+    last_real_page_ = ~std::uint64_t{0};
+  });
 }
 
 int sim_engine::page_home(const void* address) noexcept {
-  if (t_sim != this) {
-    struct request {
-      sim_engine* self;
-      const void* address;
-      int home;
-    } r{this, address, -1};
-    from_outside([](void* p) {
-      auto& q = *static_cast<request*>(p);
-      q.home = q.self->page_home_now(q.address);
-    }, &r);
-    return r.home;
-  }
-  return page_home_now(address);
-}
-
-int sim_engine::page_home_now(const void* address) noexcept {
-  const std::uint64_t sim_address = simulated_address(reinterpret_cast<std::uintptr_t>(address), false);
-  if (sim_address == 0) return -1;
-  const auto home = memory_.home_of(sim_address);
-  return home ? *home : -1;
+  int home = -1;
+  run_from_outside([&] {
+    const std::uint64_t sim_address = simulated_address(reinterpret_cast<std::uintptr_t>(address), false);
+    if (sim_address == 0) return;
+    if (const auto found = memory_.home_of(sim_address)) home = *found;
+  });
+  return home;
 }
 
 }  // namespace locus::detail

@@ -111,9 +111,6 @@ class sim_engine final : public engine {
   void switch_to(int next);
   void arrived(boost::context::detail::transfer_t t);
   void wait_for_outside();
-  void place_pages_now(const void* address, std::size_t bytes, int node) noexcept;
-  int page_home_now(const void* address) noexcept;
-  void forget_pages_now(const void* address, std::size_t bytes) noexcept;
   void make_ready(int id, sim::cycles at);
   std::uint64_t simulated_address(std::uint64_t address, bool assign);
   sim::cycles to_cycles(std::uint64_t ns) const;
