@@ -1,18 +1,26 @@
 // Loops built on fork_join.
 //
-//   locus::parallel_for(0, n, 1024, [&](std::int64_t i) { a[i] = f(i); });
+//   locus::parallel_for(0, n, [&](std::int64_t i) { a[i] = f(i); });        // automatic
 //   locus::parallel_for(0, n, 1024, [&](std::int64_t lo, std::int64_t hi) { ... });
-//   double s = locus::parallel_reduce(0, n, 1024, 0.0,
+//   double s = locus::parallel_reduce(0, n, 0.0,
 //       [&](std::int64_t lo, std::int64_t hi, double acc) { ... return acc; },
 //       std::plus<>());
+//   locus::parallel_for(0, n, body, locus::static_partition);   // block k on worker k
+//   locus::loop_affinity aff;                                    // across time steps:
+//   locus::parallel_for(0, n, body, aff);                        //   same sub-range, same worker
 //
-// The range [begin, end) is split in halves until a piece has at most `grain`
-// iterations; pieces run left to right in the serial elision. An empty or
-// reversed range runs nothing. grain must be at least 1.
+// How the range is divided (locus/partition.hpp): without a grain, lazy
+// binary splitting (split only when this worker's deque is empty, so when a
+// thief may want work); with a grain, halves down to pieces of at most grain
+// iterations; with static_partition, one contiguous block per worker; with a
+// loop_affinity, a few sub-ranges per worker, each where it ran last time.
+// Pieces run left to right in the serial elision. An empty or reversed range
+// runs nothing. grain must be at least 1.
 //
 // The reduce body takes (lo, hi, acc) and returns acc folded with the
 // sub-range; combine(left, right) joins two partial results and must be
-// associative; identity must be its neutral element.
+// associative; identity must be its neutral element. Partial results are
+// combined in range order, so combine need not be commutative.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +28,15 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/fork_join.hpp"
+#include "locus/partition.hpp"
+#ifndef LOCUS_SERIAL_ELISION
+#include "locus/detail/posted_loops.hpp"
+#include "locus/runtime.hpp"
+#endif
 
 namespace locus {
 inline namespace LOCUS_CONSTRUCTS_NS {
@@ -65,8 +79,174 @@ T split_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const T& id
   return combine(std::move(left), std::move(right));
 }
 
+// Lazy binary splitting (Tzannes et al., PPoPP 2010): run `chunk`
+// iterations at a time and split the rest in half only when this worker's
+// deque is empty, i.e. when nothing of ours is there for a thief to take.
+// On one worker this splits about log2(n / chunk) times in all.
+template <class Body>
+void lazy_for(std::int64_t lo, std::int64_t hi, std::int64_t chunk, Body& body) {
+  while (hi - lo > chunk) {
+#ifndef LOCUS_SERIAL_ELISION
+    // Off the pool (a thread that is not a worker), fork_join submits the
+    // whole split as one root task.
+    const detail::worker_view* w = detail::current_worker();
+    if (w == nullptr || w->deque.looks_empty()) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      fork_join([&] { lazy_for(lo, mid, chunk, body); }, [&] { lazy_for(mid, hi, chunk, body); });
+      return;
+    }
+#endif
+    run_leaf(body, lo, lo + chunk);
+    lo += chunk;
+  }
+  run_leaf(body, lo, hi);
+}
+
+template <class T, class Body, class Combine>
+T lazy_reduce(std::int64_t lo, std::int64_t hi, std::int64_t chunk, const T& identity, Body& body,
+              Combine& combine) {
+  T acc = identity;
+  while (hi - lo > chunk) {
+#ifndef LOCUS_SERIAL_ELISION
+    // Off the pool (a thread that is not a worker), fork_join submits the
+    // whole split as one root task.
+    const detail::worker_view* w = detail::current_worker();
+    if (w == nullptr || w->deque.looks_empty()) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      T left = identity;
+      T right = identity;
+      fork_join([&] { left = lazy_reduce(lo, mid, chunk, identity, body, combine); },
+                [&] { right = lazy_reduce(mid, hi, chunk, identity, body, combine); });
+      return combine(std::move(acc), combine(std::move(left), std::move(right)));
+    }
+#endif
+    acc = body(lo, lo + chunk, std::move(acc));
+    lo += chunk;
+  }
+  return body(lo, hi, std::move(acc));
+}
+
+// The chunk of lazy splitting: a small share of each worker's part of the
+// range, so splitting checks are rare but the last chunks still balance.
+inline std::int64_t auto_chunk(std::int64_t n) {
+#ifdef LOCUS_SERIAL_ELISION
+  return n;
+#else
+  const std::int64_t c = n / (std::int64_t{locus::num_workers()} * 64);
+  return c > 0 ? c : 1;
+#endif
+}
+
+// Runs [lo, hi) of a sub-range as a loop without a partition object would:
+// halves down to grain, or lazy splitting when grain is 0 (automatic).
+template <class Body>
+void split_any(std::int64_t lo, std::int64_t hi, std::int64_t grain, std::int64_t chunk, Body& body) {
+  if (grain > 0) split_for(lo, hi, grain, body);
+  else lazy_for(lo, hi, chunk, body);
+}
+
+template <class T, class Body, class Combine>
+T split_reduce_any(std::int64_t lo, std::int64_t hi, std::int64_t grain, std::int64_t chunk, const T& identity,
+                   Body& body, Combine& combine) {
+  if (grain > 0) return split_reduce(lo, hi, grain, identity, body, combine);
+  return lazy_reduce(lo, hi, chunk, identity, body, combine);
+}
+
+// Partition tags and objects (locus/partition.hpp).
+template <class P>
+inline constexpr bool is_partition_v =
+    std::is_same_v<std::remove_cvref_t<P>, static_partition_t> || std::is_same_v<std::remove_cvref_t<P>, loop_affinity>;
+
+// A posted loop: static blocks or affinity sub-ranges; run(index, lo, hi).
+template <class Run>
+void run_partitioned(std::int64_t lo, std::int64_t hi, std::int64_t grain, Run& run, static_partition_t) {
+  (void)grain;
+#ifdef LOCUS_SERIAL_ELISION
+  run(0, lo, hi);
+#else
+  detail::run_static(lo, hi, run);
+#endif
+}
+template <class Run>
+void run_partitioned(std::int64_t lo, std::int64_t hi, std::int64_t grain, Run& run, loop_affinity& affinity) {
+#ifdef LOCUS_SERIAL_ELISION
+  (void)grain;
+  (void)affinity;
+  run(0, lo, hi);
+#else
+  detail::affinity_access::run(affinity, lo, hi, grain > 0 ? grain : 1, run);
+#endif
+}
+// How many partial results a posted reduction over n iterations can need.
+template <class P>
+std::size_t max_pieces(std::int64_t n, const P&) {
+#ifdef LOCUS_SERIAL_ELISION
+  (void)n;
+  return 1;
+#else
+  std::int64_t k = locus::num_workers();
+  if constexpr (std::is_same_v<std::remove_cvref_t<P>, loop_affinity>) k *= loop_affinity::pieces_per_worker;
+  return static_cast<std::size_t>(k < n ? k : n);
+#endif
+}
+template <class P>
+std::size_t pieces_run(std::size_t max, const P& part) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<P>, loop_affinity>) {
+#ifndef LOCUS_SERIAL_ELISION
+    return part.pieces();
+#endif
+  }
+  (void)part;
+  return max;
+}
+
+// Runs the whole loop on the pool when called from a thread that is not a
+// worker (posting needs a worker's inbox).
+template <class Fn>
+void on_a_worker(Fn&& fn) {
+#ifndef LOCUS_SERIAL_ELISION
+  if (detail::current_worker() == nullptr) return fork_join(fn, [] {});
+#endif
+  fn();
+}
+
+template <class Body, class Part>
+void partitioned_for(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body& body, Part& part) {
+  on_a_worker([&] {
+    const std::int64_t chunk = auto_chunk(hi - lo);
+    if constexpr (std::is_same_v<std::remove_cvref_t<Part>, static_partition_t>) {
+      auto run = [&](std::size_t, std::int64_t a, std::int64_t b) { run_leaf(body, a, b); };
+      run_partitioned(lo, hi, grain, run, part);
+    } else {
+      auto run = [&](std::size_t, std::int64_t a, std::int64_t b) { split_any(a, b, grain, chunk, body); };
+      run_partitioned(lo, hi, grain, run, part);
+    }
+  });
+}
+
+template <class T, class Body, class Combine, class Part>
+T partitioned_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const T& identity, Body& body,
+                     Combine& combine, Part& part) {
+  T total = identity;
+  on_a_worker([&] {
+    const std::int64_t chunk = auto_chunk(hi - lo);
+    // One partial result per sub-range, combined in range order: a loop's
+    // set-up, not the spawn fast path, so a vector is fine here.
+    std::vector<T> partial(max_pieces(hi - lo, part), identity);
+    auto run = [&](std::size_t i, std::int64_t a, std::int64_t b) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<Part>, static_partition_t>) partial[i] = body(a, b, T(identity));
+      else partial[i] = split_reduce_any(a, b, grain, chunk, identity, body, combine);
+    };
+    run_partitioned(lo, hi, grain, run, part);
+    const std::size_t used = pieces_run(partial.size(), part);
+    for (std::size_t i = 0; i < used; ++i) total = combine(std::move(total), std::move(partial[i]));
+  });
+  return total;
+}
+
 }  // namespace detail_loop
 
+// With a grain: halves down to pieces of at most `grain` iterations.
 template <class Index, class Body>
 void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
   static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
@@ -77,7 +257,42 @@ void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
   detail_loop::split_for(lo, hi, grain, body);
 }
 
+// Automatic: lazy binary splitting.
+template <class Index, class Body>
+  requires(!std::is_integral_v<std::remove_cvref_t<Body>>)
+void parallel_for(Index begin, Index end, Body&& body) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return;
+  detail_loop::lazy_for(lo, hi, detail_loop::auto_chunk(hi - lo), body);
+}
+
+// With a partition: static_partition or a loop_affinity (partition.hpp).
+template <class Index, class Body, class Part>
+  requires detail_loop::is_partition_v<Part>
+void parallel_for(Index begin, Index end, Body&& body, Part&& part) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return;
+  detail_loop::partitioned_for(lo, hi, 0, body, part);
+}
+
+// A loop_affinity with a grain: sub-ranges of at least `grain` iterations,
+// split inside down to `grain`.
+template <class Index, class Body>
+void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, loop_affinity& affinity) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
+  detail_loop::check_grain(grain, "locus::parallel_for");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return;
+  detail_loop::partitioned_for(lo, hi, grain, body, affinity);
+}
+
 template <class Index, class T, class Body, class Combine>
+  requires(!detail_loop::is_partition_v<Combine>)
 T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine) {
   static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
   static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
@@ -87,6 +302,31 @@ T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&&
   const auto hi = static_cast<std::int64_t>(end);
   if (hi <= lo) return identity;
   return detail_loop::split_reduce(lo, hi, grain, identity, body, combine);
+}
+
+// Automatic: lazy binary splitting.
+template <class Index, class T, class Body, class Combine>
+T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
+  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
+                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return identity;
+  return detail_loop::lazy_reduce(lo, hi, detail_loop::auto_chunk(hi - lo), identity, body, combine);
+}
+
+// With a partition: static_partition or a loop_affinity (partition.hpp).
+template <class Index, class T, class Body, class Combine, class Part>
+  requires detail_loop::is_partition_v<Part>
+T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine, Part&& part) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
+  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
+                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return identity;
+  return detail_loop::partitioned_reduce(lo, hi, 0, identity, body, combine, part);
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS

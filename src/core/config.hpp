@@ -24,6 +24,13 @@ struct tunables {
   // Idle spin before sleeping: long enough to bridge the serial gaps between
   // parallel loops of one computation, short enough to leave no visible load.
   static constexpr long default_spin_us = 100;
+  // Adaptive spin: a worker whose last search found work spins this many
+  // times longer (1 ms by default), so the workers of an iterative
+  // computation stay awake across the serial gaps between its loops (a
+  // futex wake costs more than a short step), while a pool whose work is
+  // over still falls asleep within a millisecond (OpenMP keeps spinning for
+  // 200 ms, oneTBB a while and then yields).
+  static constexpr long warm_spin_factor = 10;
   // While a computation runs, a sleeper also wakes on a timer, because the
   // push fast path looks for sleepers without a fence and can miss one that
   // is just going to sleep; the timer bounds the cost of such a miss.

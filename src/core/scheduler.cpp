@@ -16,6 +16,14 @@
 // thief that succeeds wakes one more sleeper if nobody else is searching, so
 // wake-ups spread along steals. With no computation in flight, sleepers wait
 // without a timer: an idle pool uses no CPU.
+//
+// Adaptive spin: a worker whose previous search ended in work spins
+// warm_spin_factor times longer than LOCUS_SPIN_US before it sleeps, so the
+// workers of an iterative computation stay awake between its loops.
+//
+// Inboxes (inbox.hpp): a worker takes frames posted to it right after its
+// own deque; a thief whose steal from a victim's deque failed takes from the
+// victim's inbox, so posted work never waits for a busy worker.
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
@@ -38,7 +46,7 @@ void leave_searching(runtime_state& rt, bool found_by_stealing) {
 bool work_visible(runtime_state& rt, worker& self) {
   if (!rt.roots.empty() || rt.policy->has_work_for(self)) return true;
   for (auto& w : rt.workers)
-    if (!w->deque.looks_empty()) return true;
+    if (!w->deque.looks_empty() || !w->posted.looks_empty()) return true;
   return false;
 }
 
@@ -88,17 +96,22 @@ frame* find_work(worker& w) {
   std::uint64_t spin_start = now;
   std::uint64_t nap = tunables::min_nap_ns;
   unsigned spins = 0;
+  // Adaptive spin (config.hpp, warm_spin_factor): longer while the last
+  // search found work, back to the base once this worker has slept.
+  std::uint64_t spin_ns = w.warm ? rt.spin_ns * tunables::warm_spin_factor : rt.spin_ns;
   for (;;) {
     // Own frames first. Thieves take the oldest frames, so by the time a
     // worker gets here its deque is normally empty; what can be left is a
     // parent-first child a policy routed to this very deque. Then what the
     // policy keeps for this worker, then root tasks from outside.
     frame* f = w.deque.pop();
+    if (f == nullptr) f = w.posted.take();
     if (f == nullptr) f = policy.find_local_work(w);
     const bool root = f == nullptr && (f = rt.roots.try_pop()) != nullptr;
     if (f != nullptr) {
       leave_searching(rt, root);
       switch_activity(w, activity::work, eng.now_ns());
+      w.warm = true;
       return f;
     }
     if (worker* victim = policy.choose_victim(w)) {
@@ -110,8 +123,12 @@ frame* find_work(worker& w) {
         // A successful steal, even if the policy then sends the frame on.
         w.counters.steals.bump();
         f = policy.after_steal(w, f);
+      } else if ((f = victim->posted.take()) != nullptr) {
+        // Work posted to a worker that has not got to it yet (inbox.hpp).
+        w.counters.steals.bump();
       }
       if (f != nullptr) {
+        w.warm = true;
         leave_searching(rt, true);
         // The failed attempts were idle time; the one that succeeded, and
         // what the policy did with the frame, is scheduling time.
@@ -125,10 +142,12 @@ frame* find_work(worker& w) {
       return nullptr;
     }
     now = eng.now_ns();
-    if (now - spin_start < rt.spin_ns) {
+    if (now - spin_start < spin_ns) {
       eng.relax(spins++);
       continue;
     }
+    w.warm = false;
+    spin_ns = rt.spin_ns;
     sleep(w, nap);
     nap = std::min(nap * 2, tunables::max_nap_ns);
     spin_start = eng.now_ns();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/fiber.hpp"
+#include "core/inbox.hpp"
 #include "locus/detail/worker_view.hpp"
 
 namespace locus::detail {
@@ -66,6 +67,12 @@ struct worker : worker_view {
 
   // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
   alignas(64) std::atomic<std::uint32_t> park_word{0};
+
+  // Frames posted to this worker by the loop layer (core/inbox.hpp).
+  alignas(64) inbox posted;
+  // Owner-only: the last search for work ended in work, not in sleep. A
+  // warm worker spins longer before sleeping (scheduler.cpp, adaptive spin).
+  bool warm = false;
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;

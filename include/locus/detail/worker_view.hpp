@@ -139,6 +139,11 @@ struct parent_first_job : frame {
 // The policy decides where a parent-first child goes; it then counts as
 // outstanding in its group, like a stolen one.
 void route_spawn(group_state& g, frame* f);
+// Posts a parent-first child to worker `target`'s inbox (the loop layer's
+// static partitions and loop affinity); counted as outstanding in its group.
+// Returns false, having done nothing, when that inbox is full or `target` is
+// not a worker: the caller then runs the child itself.
+bool post_child(group_state& g, parent_first_job* job, int target) noexcept;
 void* allocate_job(std::size_t bytes);            // per-worker pool; never null
 void free_job(void* p, std::size_t bytes) noexcept;
 frame* run_parent_first_job(frame* f);            // by whoever took it

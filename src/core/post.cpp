@@ -1,0 +1,29 @@
+// Posting a child to a chosen worker (the loop layer's static partitions and
+// loop affinity, include/locus/partition.hpp). The child is counted as
+// outstanding in its group, like a routed or stolen one, so the group's sync
+// waits for it; the target finds it in its inbox (inbox.hpp), and a thief
+// takes it from there if the target does not get to it first.
+#include "core/runtime_state.hpp"
+
+namespace locus::detail {
+
+bool post_child(group_state& g, parent_first_job* job, int target) noexcept {
+  worker& self = this_worker();
+  runtime_state& rt = *self.rt;
+  if (target < 0 || target >= static_cast<int>(rt.workers.size())) return false;
+  worker& to = *rt.workers[static_cast<std::size_t>(target)];
+  // Counted before it can run: the child's -1 must not come before its +1
+  // once the parent may be waiting (join.cpp's task_group protocol).
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  if (!to.posted.deposit(job)) {
+    g.outstanding.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  g.stolen = true;  // runs elsewhere: sync must wait for it
+  // After the deposit (seq_cst): a target going to sleep either sees the
+  // frame or is parked by the time we look (scheduler.cpp, sleep protocol).
+  if (!wake_if_parked(rt, to)) notify_push();
+  return true;
+}
+
+}  // namespace locus::detail
