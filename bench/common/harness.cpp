@@ -30,15 +30,22 @@ variant parse_variant(const std::string& text) {
   const std::string tail = colon == std::string::npos ? "" : text.substr(colon + 1);
   auto bad = [&] {
     throw std::invalid_argument("variant \"" + text +
-                                "\": accepted are serial, locus:<policy>, tbb, tbb:affinity, omp, omp:static, "
+                                "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
+                                "locus:<policy>+static, tbb, tbb:affinity, omp, omp:static, "
                                 "omp:dynamic, omp:guided");
   };
   if (head == "serial" && colon == std::string::npos) {
     v.kind = impl::serial;
   } else if (head == "locus") {
     v.kind = impl::locus;
-    v.policy = tail.empty() ? "ws" : tail;
-    v.name = "locus:" + v.policy;
+    const auto plus = tail.find('+');
+    v.policy = tail.substr(0, plus);
+    if (v.policy.empty()) v.policy = "ws";
+    const std::string loops = plus == std::string::npos ? "" : tail.substr(plus + 1);
+    if (loops == "affinity") v.loops = locus_loops::affinity;
+    else if (loops == "static") v.loops = locus_loops::static_blocks;
+    else if (!loops.empty()) bad();
+    v.name = "locus:" + v.policy + (loops.empty() ? "" : "+" + loops);
   } else if (head == "tbb") {
     v.kind = impl::tbb;
     if (tail == "affinity") v.tbb_affinity = true;

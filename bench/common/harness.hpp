@@ -24,18 +24,21 @@
 #include <string>
 #include <vector>
 
+#include "common/locus_backend.hpp"  // locus_loops
+
 namespace bench {
 
 enum class impl { serial, locus, tbb, omp };
 enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
-// One implementation of the constructs: "serial", "locus:<policy>", "tbb",
-// "tbb:affinity", "omp" (= omp:static), "omp:static", "omp:dynamic",
-// "omp:guided".
+// One implementation of the constructs: "serial", "locus:<policy>",
+// "locus:<policy>+affinity", "locus:<policy>+static", "tbb", "tbb:affinity",
+// "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided".
 struct variant {
   std::string name;
   impl kind = impl::serial;
   std::string policy;                                  // locus
+  locus_loops loops = locus_loops::plain;              // locus
   bool tbb_affinity = false;                           // tbb: affinity_partitioner for loops
   omp_schedule schedule = omp_schedule::static_schedule;  // omp: schedule of loops
 };

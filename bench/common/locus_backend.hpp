@@ -1,27 +1,62 @@
 // locus: fork_join for recursion, parallel_for / parallel_reduce for loops.
+// Loops run as the kernel wrote them (variant locus:<policy>), with a
+// loop_affinity kept per loop and range across calls (locus:<policy>+affinity,
+// as tbb:affinity keeps an affinity_partitioner per loop), or in static
+// blocks per worker (locus:<policy>+static).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include <locus/locus.hpp>
 
 namespace bench {
 
+// How the locus variants run loops (bench::variant::loops).
+enum class locus_loops { plain, affinity, static_blocks };
+
 struct locus_backend {
+  // Set by the runner from the variant.
+  static inline locus_loops loops{};
+
+  // One loop_affinity per loop site (Body type) and range, kept across calls.
+  // Several loops of one site can run at once (a loop per place), hence
+  // the lock; it is taken once per loop, not per piece.
+  template <class Body>
+  static locus::loop_affinity& affinity_for(std::int64_t lo, std::int64_t hi) {
+    static std::mutex mutex;
+    static std::map<std::pair<std::int64_t, std::int64_t>, locus::loop_affinity> by_range;
+    std::lock_guard lock(mutex);
+    return by_range.try_emplace({lo, hi}).first->second;
+  }
+
   template <class F, class G>
   static void fork2(F&& f, G&& g) {
     locus::fork_join(std::forward<F>(f), std::forward<G>(g));
   }
   template <class Body>
   static void loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
-    locus::parallel_for(lo, hi, grain, [&](std::int64_t a, std::int64_t b) { body(a, b); });
+    auto piece = [&](std::int64_t a, std::int64_t b) { body(a, b); };
+    switch (loops) {
+      case locus_loops::plain: return locus::parallel_for(lo, hi, grain, piece);
+      case locus_loops::affinity: return locus::parallel_for(lo, hi, grain, piece, affinity_for<Body>(lo, hi));
+      case locus_loops::static_blocks: return locus::parallel_for(lo, hi, piece, locus::static_partition);
+    }
   }
   template <class Body>
   static double reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
-    return locus::parallel_reduce(
-        lo, hi, grain, 0.0, [&](std::int64_t a, std::int64_t b, double acc) { return acc + body(a, b); },
-        std::plus<>());
+    auto piece = [&](std::int64_t a, std::int64_t b, double acc) { return acc + body(a, b); };
+    switch (loops) {
+      case locus_loops::plain: return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());
+      case locus_loops::affinity:
+        return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), affinity_for<Body>(lo, hi));
+      case locus_loops::static_blocks:
+        return locus::parallel_reduce(lo, hi, 0.0, piece, std::plus<>(), locus::static_partition);
+    }
+    return 0.0;
   }
   // Enter the pool once, so the kernel's own constructs run on workers
   // rather than each being submitted from the runner's thread.

@@ -83,8 +83,9 @@ void usage() {
       "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
       policies +
-      "), tbb, tbb:affinity, omp:static, omp:dynamic, omp:guided\n"
-      "  (tbb:affinity and the OpenMP schedules other than static only differ for benchmarks with loops)\n";
+      "), locus:<policy>+affinity, locus:<policy>+static, tbb, tbb:affinity, omp:static, omp:dynamic,\n"
+      "  omp:guided (+affinity, +static, tbb:affinity and the OpenMP schedules other than static only\n"
+      "  differ for benchmarks with loops)\n";
   std::fputs(text.c_str(), stdout);
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())
@@ -191,7 +192,10 @@ options parse(int argc, char** argv) {
 // benchmark without loops, partitioners and schedules make no difference.
 std::vector<bench::variant> default_variants(const bench::benchmark& b, bool simulate) {
   std::vector<std::string> names = {"serial"};
-  for (const auto& p : locus::available_policies()) names.push_back("locus:" + p);
+  for (const auto& p : locus::available_policies()) {
+    names.push_back("locus:" + p);
+    if (b.uses_loops) names.push_back("locus:" + p + "+affinity");
+  }
   if (simulate) {  // oneTBB and OpenMP run on real threads only
     std::vector<bench::variant> out;
     for (const auto& n : names) out.push_back(bench::parse_variant(n));
@@ -227,6 +231,7 @@ class environment {
         if (opt.pack) o.pack = 1;
         locus_ = std::make_unique<locus::runtime>(o);
         bench::g_place_data = true;  // prepare() moves block p of the data to place p
+        bench::locus_backend::loops = v.loops;
         break;
       }
       case bench::impl::tbb:

@@ -316,6 +316,20 @@ T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& com
   return detail_loop::lazy_reduce(lo, hi, detail_loop::auto_chunk(hi - lo), identity, body, combine);
 }
 
+// A loop_affinity with a grain, as for parallel_for.
+template <class Index, class T, class Body, class Combine>
+T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
+                  loop_affinity& affinity) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
+  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
+                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+  detail_loop::check_grain(grain, "locus::parallel_reduce");
+  const auto lo = static_cast<std::int64_t>(begin);
+  const auto hi = static_cast<std::int64_t>(end);
+  if (hi <= lo) return identity;
+  return detail_loop::partitioned_reduce(lo, hi, grain, identity, body, combine, affinity);
+}
+
 // With a partition: static_partition or a loop_affinity (partition.hpp).
 template <class Index, class T, class Body, class Combine, class Part>
   requires detail_loop::is_partition_v<Part>
