@@ -115,6 +115,44 @@ TEST(SerialOrder, OneWorkerRunsSpawnsInSerialOrder) {
   EXPECT_EQ(serial, parallel);
 }
 
+// The same when the program's own thread (not a worker) spawns directly:
+// each child starts at once and the caller goes on when it has returned.
+TEST(SerialOrder, OneWorkerKeepsSerialOrderWhenMainSpawnsDirectly) {
+  std::vector<int> serial, parallel;
+  int c1 = 0, c2 = 0;
+  walk(4, 3, serial, c1, false);
+  locus::runtime rt(workers(1));
+  walk(4, 3, parallel, c2, true);  // its outermost task_group is on this thread
+  EXPECT_EQ(serial, parallel);
+}
+
+// Several threads that are not workers spawn and sync at once, on pools
+// smaller and larger than their number; every child runs once.
+TEST(Outside, SeveralUserThreadsSpawnDirectlyAtOnce) {
+  for (int p : {1, 2, 4}) {
+    locus::runtime rt(workers(p));
+    std::vector<std::thread> users;
+    std::vector<long> sums(5, 0);
+    for (int t = 0; t < 5; ++t)
+      users.emplace_back([&, t] {
+        for (int r = 0; r < 10; ++r) {
+          std::atomic<long> sum{0};
+          locus::task_group g;
+          for (int i = 0; i < 8; ++i) g.spawn([&, i] { sum += fib_spawn(8 + (i + t) % 4); });
+          g.spawn([&] { sum += 1; }, locus::parent_first);
+          g.sync();
+          sums[static_cast<std::size_t>(t)] += sum.load();
+        }
+      });
+    for (auto& u : users) u.join();
+    for (int t = 0; t < 5; ++t) {
+      long expect = 0;
+      for (int i = 0; i < 8; ++i) expect += fib_fork_join(8 + (i + t) % 4);
+      EXPECT_EQ(sums[static_cast<std::size_t>(t)], 10 * (expect + 1)) << "thread " << t << ", workers " << p;
+    }
+  }
+}
+
 TEST(Exceptions, SyncRethrowsTheFirstAndJoinsEveryChild) {
   for (int p : {1, 2, 4}) {
     locus::runtime rt(workers(p));

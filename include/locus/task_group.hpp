@@ -18,8 +18,11 @@
 // give the child a locality hint (locus/place.hpp); without one a child
 // inherits its parent's.
 //
-// From a thread that is not a worker, spawn() submits f to the pool and
-// sync() blocks that thread until the children are done.
+// From a thread that is not a worker, spawn(f) behaves as on a worker: f
+// starts at once (as a root task on a worker) and the rest of the caller
+// goes on when f has returned or an idle worker has "stolen" it, so with one
+// worker the order is the serial elision's. spawn(f, parent_first) queues f
+// and goes on. sync() blocks that thread until the children are done.
 //
 // The destructor syncs if the program did not. If a child threw and the
 // group is destroyed without sync() outside of stack unwinding, the
@@ -81,7 +84,7 @@ class task_group {
   template <class F>
   void spawn(F&& f) {
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -97,7 +100,7 @@ class task_group {
   void spawn(F&& f, place_hint hint) {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, true);
     used_ = true;
     hinted<F> child{f, place};
     detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
@@ -110,7 +113,7 @@ class task_group {
   template <class F>
   void spawn(F&& f, parent_first_t) {
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, false);
     queue_child(*w, std::forward<F>(f), w->hint);
   }
 
@@ -118,7 +121,7 @@ class task_group {
   void spawn(F&& f, parent_first_t, place_hint hint) {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, false);
     queue_child(*w, std::forward<F>(f), place);
   }
 
@@ -221,14 +224,15 @@ class task_group {
   };
 
   template <class F>
-  void spawn_from_outside(F&& f, std::int32_t place) {
+  void spawn_from_outside(F&& f, std::int32_t place, bool work_first) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     void* mem = ::operator new(sizeof(job_t));
     auto* job = new (mem) job_t(&state_, std::forward<F>(f));
     job->place = place;
     job->invoke = &invoke_outside<std::decay_t<F>>;
-    detail::spawn_external(state_, job);
+    if (work_first) detail::spawn_child_from_outside(state_, job);
+    else detail::spawn_external(state_, job);
   }
   template <class Fn>
   static void invoke_outside(detail::parent_first_job* base) {

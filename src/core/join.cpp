@@ -367,6 +367,58 @@ void spawn_external(group_state& g, frame* job) {
   submit_root(rt, job);
 }
 
+// ---------------------------------------------------------------- work-first spawn from outside
+
+namespace {
+// The caller's continuation: taking it (its worker when the child returns,
+// or a thief) lets the blocked caller go on.
+struct outside_caller : frame {
+  std::binary_semaphore* resume = nullptr;
+};
+frame* release_outside_caller(frame* f) {
+  static_cast<outside_caller*>(f)->resume->release();  // the caller may be gone from here on
+  return nullptr;
+}
+
+// The root frame of the spawn, on the blocked caller's stack.
+struct outside_spawn : frame {
+  parent_first_job* child = nullptr;
+  outside_caller caller;
+};
+
+frame* run_outside_spawn(frame* f) {
+  auto* spawn = static_cast<outside_spawn*>(f);
+  // Read before the continuation is published: a thief that takes it lets
+  // the caller return, and `spawn` with it.
+  parent_first_job* child = spawn->child;
+  frame* caller = &spawn->caller;
+  this_worker().deque.push(caller);
+  notify_push();
+  frame* ready = run_parent_first_job(child);  // the child, counted out of its group
+  // The child may have moved to another worker; as in take_back_parent, the
+  // continuation is at the bottom of this worker's deque unless a thief took it.
+  worker& now_on = this_worker();
+  if (now_on.deque.pop() == caller) release_outside_caller(caller);
+  root_finished(*now_on.rt);
+  return ready;
+}
+}  // namespace
+
+void spawn_child_from_outside(group_state& g, parent_first_job* child) {
+  runtime_state& rt = pool();
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  g.stolen = true;  // runs elsewhere: sync must wait for it
+  std::binary_semaphore resume{0};
+  outside_spawn spawn;
+  spawn.run = &run_outside_spawn;
+  spawn.place = child->place;
+  spawn.child = child;
+  spawn.caller.run = &release_outside_caller;
+  spawn.caller.resume = &resume;
+  submit_root(rt, &spawn);
+  resume.acquire();
+}
+
 // ---------------------------------------------------------------- root tasks
 
 namespace {

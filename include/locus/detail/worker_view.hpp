@@ -148,7 +148,13 @@ void* allocate_job(std::size_t bytes);            // per-worker pool; never null
 void free_job(void* p, std::size_t bytes) noexcept;
 frame* run_parent_first_job(frame* f);            // by whoever took it
 void sync_group(group_state& g);                  // slow path of sync
-void spawn_external(group_state& g, frame* job);  // non-worker parent
+void spawn_external(group_state& g, frame* job);  // non-worker parent, parent-first
+// A work-first spawn from a thread that is not a worker: the child starts at
+// once as a root task on a worker, which first makes the caller's
+// continuation stealable; the caller blocks until the child has returned or
+// a thief has taken that continuation, as a worker's parent would resume
+// (join.cpp). On one worker the order is the serial elision's.
+void spawn_child_from_outside(group_state& g, parent_first_job* child);
 
 // Runs fn(arg) as a root task on the pool and blocks the calling (non-worker)
 // thread until it is done; rethrows what it threw.
