@@ -68,10 +68,12 @@ foreach(f include/locus/locus.hpp include/locus/detail/frame.hpp ${LIBDIR}/liblo
 endforeach()
 
 # ---------------------------------------------------------------- find_package
+# Debug, while the installed library is Release: the imported target must
+# still map to it.
 set(B ${WORK}/find_package)
 step("find_package: configure"
      ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${B} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
-     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${WORK}/prefix -DLOCUS_CONSUMER_ROUTE=find_package
+     -DCMAKE_BUILD_TYPE=Debug -DCMAKE_PREFIX_PATH=${WORK}/prefix -DLOCUS_CONSUMER_ROUTE=find_package
      ${NO_BASELINES})
 # The moved prefix, not some other installed locus.
 expect_cache(${B} locus_DIR ${WORK}/prefix/${LIBDIR}/cmake/locus)
@@ -110,8 +112,24 @@ unset(ENV{PKG_CONFIG_PATH})
 set(B ${WORK}/add_subdirectory)
 step("add_subdirectory: configure"
      ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${B} -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX}
-     -DLOCUS_CONSUMER_ROUTE=add_subdirectory -DLOCUS_SOURCE_DIR=${LOCUS_SOURCE_DIR} ${NO_BASELINES})
+     -DLOCUS_CONSUMER_ROUTE=add_subdirectory -DLOCUS_SOURCE_DIR=${LOCUS_SOURCE_DIR} ${NO_BASELINES}
+     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 expect_cache(${B} CMAKE_BUILD_TYPE "")
+# locus's warning options are its own (directory scope): the consumer's
+# compile line must not have them.
+file(READ ${B}/compile_commands.json commands)
+string(JSON n LENGTH "${commands}")
+math(EXPR last "${n} - 1")
+set(consumer_command "")
+foreach(i RANGE ${last})
+  string(JSON file GET "${commands}" ${i} file)
+  if(file MATCHES "/consumer\\.cpp$")
+    string(JSON consumer_command GET "${commands}" ${i} command)
+  endif()
+endforeach()
+if(consumer_command STREQUAL "" OR consumer_command MATCHES " -Wall ")
+  message(FATAL_ERROR "consumer test: locus's own compile options reached the consumer: '${consumer_command}'")
+endif()
 foreach(opt LOCUS_BUILD_TESTS LOCUS_BUILD_BENCHMARKS LOCUS_BUILD_TOOLS LOCUS_INSTALL)
   expect_cache(${B} ${opt} OFF)
 endforeach()
