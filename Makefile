@@ -4,7 +4,7 @@
 # Both install missing Debian packages first (apt-get, as root).
 # Also: make bench-full (paper-sized inputs), make bench-sim (the suite on
 # the simulated NUMA-WS machine), make demo, make test-asan,
-# make test-tsan.
+# make test-tsan, make package (the Debian package, docs/packaging.md).
 
 BUILD      ?= build
 GENERATOR  ?= Ninja
@@ -17,7 +17,7 @@ RESULTS    ?= results
 REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-asan test-tsan clean
+.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-asan test-tsan package clean
 
 all: build
 
@@ -78,6 +78,11 @@ bench-full: build
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2
+
+# The Debian package of the library and headers (cpack's DEB generator
+# writes the .deb itself; no dpkg-dev needed, dpkg-shlibdeps is not used).
+package: build
+	@cd $(BUILD) && cpack -G DEB
 
 # The whole suite under sanitizers (separate build trees).
 test-asan: deps
