@@ -3,7 +3,8 @@
 #               make test  (builds, runs the test suite)
 # Both install missing Debian packages first (apt-get, as root).
 # Also: make bench-full (paper-sized inputs), make bench-sim (the suite on
-# the simulated NUMA-WS machine), make demo, make test-asan,
+# the simulated NUMA-WS machine), make demo, make test-repeat (the concurrency
+# tests five times over), make test-asan,
 # make test-tsan, make package (the Debian package, docs/packaging.md).
 
 BUILD      ?= build
@@ -17,7 +18,7 @@ RESULTS    ?= results
 REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-asan test-tsan package clean
+.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-repeat test-asan test-tsan package clean
 
 all: build
 
@@ -78,6 +79,13 @@ bench-full: build
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2
+
+# The concurrency tests again, REPEAT times each, two at a time: a test that
+# fails once in fifty runs should show here, before it lands.
+REPEAT     ?= 5
+CONCURRENCY_TESTS := Deque|RandomTrees|NumaWsTrees|Loops|Outside|SerialOrder|Idle|Exceptions|Mutex|LongRun
+test-repeat: build
+	@ctest --test-dir $(BUILD) --output-on-failure -j 2 --repeat until-fail:$(REPEAT) -R '$(CONCURRENCY_TESTS)'
 
 # The Debian package of the library and headers (cpack's DEB generator
 # writes the .deb itself; no dpkg-dev needed, dpkg-shlibdeps is not used).
