@@ -51,6 +51,8 @@ def load(paths):
                     row = json.loads(line)
                 except json.JSONDecodeError as e:
                     sys.exit(f"report.py: {path}:{number}: not JSON: {e}")
+                if "record" in row:  # a run's provenance, not a cell
+                    continue
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
                        row["variant"], row["workers"])
                 cells[key] = row  # the latest measurement of a cell wins
