@@ -15,12 +15,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include <locus/errors.hpp>
+#include <locus/runtime.hpp>
 
 namespace locus_program {
 
@@ -89,6 +92,20 @@ inline std::int64_t parse_integer(const setting& s, std::int64_t min, std::int64
   if (s.value.empty() || ec != std::errc() || ptr != end || v < min || v > max)
     s.reject("expected " + meaning + ", an integer from " + std::to_string(min) + " to " + std::to_string(max));
   return v;
+}
+
+// LOCUS_MACHINE or a --machine flag: a simulator preset or a readable
+// machine file, checked here so that the error names what the user wrote.
+inline void check_machine(const setting& m) {
+  std::string names;
+  for (const auto& preset : locus::available_machines()) {
+    if (preset.name == m.value) return;
+    names += (names.empty() ? "" : ", ") + preset.name;
+  }
+  std::error_code ignored;
+  if (std::filesystem::is_regular_file(m.value, ignored)) return;
+  m.reject("neither a machine preset nor a readable machine file; presets: " + names +
+           ", or the path of a machine file (format in src/sim/README.md)");
 }
 
 }  // namespace locus_program

@@ -141,19 +141,6 @@ locus::runtime_options runtime_options_for(const options& opt, const bench::vari
   return o;
 }
 
-// A preset name or a readable machine file, checked here so that the error
-// names what the user wrote (the flag or LOCUS_MACHINE).
-void check_machine(const setting& m) {
-  for (const auto& preset : locus::available_machines())
-    if (preset.name == m.value) return;
-  std::error_code ignored;
-  if (std::filesystem::is_regular_file(m.value, ignored)) return;
-  std::vector<std::string> names;
-  for (const auto& preset : locus::available_machines()) names.push_back(preset.name);
-  m.reject("neither a machine preset nor a readable machine file; presets: " + join(names, ", ") +
-           " (--list-machines), or the path of a machine file (format in src/sim/README.md)");
-}
-
 bench::variant checked_variant(const std::string& text, const options& o) {
   const bench::variant v = bench::parse_variant(text);
   if (o.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial)
@@ -235,7 +222,7 @@ options parse(int argc, char** argv) {
   }
   if (const auto m = flag_or_env("--machine", machine_flag, "LOCUS_MACHINE")) {
     if (!o.simulate) m->reject("a simulated machine needs the simulator: add --engine sim");
-    check_machine(*m);
+    locus_program::check_machine(*m);
     o.machine = m->value;
   }
   if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS")) {
