@@ -447,10 +447,6 @@ int run(int argc, char** argv) {
   std::ofstream out = open_results(opt.out);
   out << run_record(opt, chosen) << '\n';
   const auto& named = opt.variants;
-  // The simulator's heap from here on: every allocation the runs see comes
-  // in the same sequence in every run (large_blocks.cpp).
-  if (opt.simulate) bench::use_deterministic_heap();
-
   const std::string machine = bench::machine_name();
   bool all_verified = true;
   std::size_t done_cells = 0, total_cells = 0;
@@ -458,6 +454,10 @@ int run(int argc, char** argv) {
     const auto vs = named.empty() ? default_variants(*b, opt) : named;
     for (const auto& v : vs) total_cells += v.kind == bench::impl::serial ? 1 : opt.workers.size();
   }
+  // The simulator's heap from here on (large_blocks.cpp), and not before:
+  // then what the benchmarks allocate does not depend on what the setup
+  // above allocated (the length of --out, the host's name, the run record).
+  if (opt.simulate) bench::use_deterministic_heap();
 
   for (const auto* b : chosen) {
     bench::params p(opt.params);
