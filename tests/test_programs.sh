@@ -86,20 +86,23 @@ expect_error 'unknown option "--bogus"' -- "$bin/locus-topo" --bogus
 expect_error '--workers 100000' -- "$bin/locus-sim-speed" --workers 100000
 expect_error 'LOCUS_ENGINE="threaded"' LOCUS_ENGINE=threaded -- "$bin/locus-sim-speed"
 
-# Honoured settings: locus-bench runs what LOCUS_WORKERS, LOCUS_POLICY and
-# LOCUS_PLACES say, into a directory it creates (a quote in the name is
-# just a character: no shell sees it), after a run record.
+# Honoured settings: locus-bench runs what LOCUS_ENGINE, LOCUS_MACHINE,
+# LOCUS_WORKERS, LOCUS_POLICY and LOCUS_PLACES say (on the simulator, which
+# runs serial and locus only: no uninstrumented oneTBB or OpenMP under a
+# sanitizer), into a directory it creates (a quote in the name is just a
+# character: no shell sees it), after a run record.
 out="$tmp/it's new/r.jsonl"
-if ! LOCUS_WORKERS=1 LOCUS_POLICY=numa-ws LOCUS_PLACES=core \
-  "$bin/locus-bench" --benchmarks fib --size tiny --reps 2 --warmup 0 --quiet --out "$out" 2>"$tmp/err"; then
+if ! LOCUS_ENGINE=sim LOCUS_MACHINE=tbb-numa-nehalem-2x4 LOCUS_WORKERS=1 LOCUS_POLICY=numa-ws LOCUS_PLACES=core \
+  "$bin/locus-bench" --benchmarks fib --size tiny --quiet --out "$out" 2>"$tmp/err"; then
   fail "locus-bench with honoured settings: $(cat "$tmp/err")"
 elif ! head -1 "$out" | grep -q '"record":"run".*"commit":.*"compiler":.*"libraries":.*"settings":{"LOCUS_'; then
   fail "the first line of $out is not a run record: $(head -1 "$out")"
 else
   grep -q '"variant":"locus:ws"' "$out" && fail "LOCUS_POLICY=numa-ws ran locus:ws"
-  grep -q '"variant":"locus:numa-ws","workers":1' "$out" || fail "LOCUS_POLICY=numa-ws did not run locus:numa-ws on 1 worker"
-  grep -q '"workers":2,' "$out" && fail "LOCUS_WORKERS=1 ran on 2 workers"
-  grep -q '"placement":"core"' "$out" || fail "LOCUS_PLACES=core was not recorded"
+  grep -q '"variant":"locus:numa-ws","workers":1,' "$out" || fail "LOCUS_POLICY=numa-ws did not run locus:numa-ws on 1 worker"
+  grep -q '"workers":[2-9]' "$out" && fail "LOCUS_WORKERS=1 ran on more workers"
+  grep -q '"engine":"sim".*"placement":"core".*"machine":"tbb-numa-nehalem-2x4"' "$out" ||
+    fail "LOCUS_ENGINE, LOCUS_PLACES or LOCUS_MACHINE was not honoured: $(tail -1 "$out")"
 fi
 
 # LOCUS_STATS=json:FILE writes FILE; 0 writes nothing.
