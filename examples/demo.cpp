@@ -110,17 +110,21 @@ void round(int p, best& f, best& h, locus::worker_stats& counters, double& elaps
 // What the machine gives P threads right now: P copies of the serial fib,
 // one per thread, against one copy alone. P on an idle machine with P
 // cores; less when other programs share the cores.
+// The results are kept and compared, so that no copy can be optimized away.
 double machine_ceiling(int p) {
   double alone = 1e30, together = 1e30;
+  long one = 0;
+  std::vector<long> copies(static_cast<std::size_t>(p));
   for (int r = 0; r < rounds; ++r) {
-    alone = std::min(alone, seconds([] { serial_fib(fib_n - 2); }));
-    together = std::min(together, seconds([p] {
+    alone = std::min(alone, seconds([&] { one = serial_fib(fib_n - 2); }));
+    together = std::min(together, seconds([&] {
       std::vector<std::thread> threads;
-      for (int t = 0; t < p; ++t) threads.emplace_back([] { serial_fib(fib_n - 2); });
+      for (auto& c : copies) threads.emplace_back([&c] { c = serial_fib(fib_n - 2); });
       for (auto& t : threads) t.join();
     }));
   }
-  return p * alone / together;
+  const bool agree = std::count(copies.begin(), copies.end(), one) == p;
+  return agree ? p * alone / together : 0.0;
 }
 
 void print(const char* what, const best& b, int p) {
