@@ -64,7 +64,7 @@ done
 [[ -e yes ]] && fail "LOCUS_STATS=yes wrote a file named yes"
 
 # Flags: named as the user wrote them, with what is accepted.
-expect_error '--workers 100000: expected a number of workers, an integer from 1 to 4096' -- "$bin/locus-bench" --workers 100000
+expect_error '--workers 100000: expected the number of workers, an integer from 1 to 4096' -- "$bin/locus-bench" --workers 100000
 expect_error 'fib: --param n=-5: fib(n), which must fit in 64 bits; accepted: an integer from 0 to 92' -- \
   "$bin/locus-bench" --benchmarks fib --param n=-5 --out "$tmp/b.jsonl"
 expect_error '--param cutoff=1' -- "$bin/locus-bench" --benchmarks fib-cutoff --param cutoff=1 --out "$tmp/b.jsonl"

@@ -7,7 +7,7 @@
 // Usage errors are std::invalid_argument, the base class of
 // locus::config_error, and their messages follow the library's: they name
 // the flag or variable, the value and what is accepted, e.g.
-//   --workers 100000: expected a number of workers, an integer from 1 to 4096
+//   --workers 100000: expected the number of workers, an integer from 1 to 4096
 //   LOCUS_WORKERS="abc": expected the number of workers, an integer from 1 to 4096
 #pragma once
 

@@ -106,7 +106,7 @@ int run(int argc, char** argv) {
   }
   int workers = 32;
   if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS"))
-    workers = static_cast<int>(locus_program::parse_integer(*w, 1, locus_program::max_workers, "a number of workers"));
+    workers = static_cast<int>(locus_program::parse_integer(*w, 1, locus_program::max_workers, "the number of workers"));
   std::printf("simulator speed on %s, %d workers; the simulation runs on one thread. accesses/s is per\n"
               "second of this process's CPU time (the machine may be shared), wall_s for reference\n",
               machine.c_str(), workers);

@@ -63,7 +63,7 @@ std::vector<int> parse_workers(const locus_program::setting& s) {
   std::vector<int> out;
   for (const auto& count : counts)
     out.push_back(static_cast<int>(
-        locus_program::parse_integer({s.name, count}, 1, locus_program::max_workers, "a number of workers")));
+        locus_program::parse_integer({s.name, count}, 1, locus_program::max_workers, "the number of workers")));
   if (out.empty()) s.reject("expected worker counts separated by commas, e.g. 1,2");
   return out;
 }

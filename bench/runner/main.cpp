@@ -230,7 +230,7 @@ options parse(int argc, char** argv) {
     const auto counts = w->name == "--workers" ? split(w->value) : std::vector<std::string>{w->value};
     for (const auto& count : counts)
       o.workers.push_back(static_cast<int>(
-          parse_integer({w->name, count}, 1, locus_program::max_workers, "a number of workers")));
+          parse_integer({w->name, count}, 1, locus_program::max_workers, "the number of workers")));
     if (o.workers.empty()) w->reject("expected worker counts separated by commas, e.g. 1,2");
   }
   if (const auto p = flag_or_env("--places", places_flag, "LOCUS_PLACES")) {
