@@ -464,7 +464,9 @@ int run(int argc, char** argv) {
     std::unique_ptr<bench::instance> inst;
     try {
       inst = b->make(opt.size, p);
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::exception& e) {
+      // Parameters that do not go together, or too little memory for this
+      // size: one line and exit status 2, as for any bad parameter.
       throw std::invalid_argument(b->name + ": " + e.what());
     }
     std::vector<cell> cells;
