@@ -108,23 +108,26 @@ void round(int p, best& f, best& h, locus::worker_stats& counters, double& elaps
 }
 
 // What the machine gives P threads right now: P copies of the serial fib,
-// one per thread, against one copy alone. P on an idle machine with P
-// cores; less when other programs share the cores.
-// The results are kept and compared, so that no copy can be optimized away.
-double machine_ceiling(int p) {
+// one per thread, against one copy alone; P on an idle machine with P
+// cores, less when other programs share the cores. Measured in every round,
+// beside the runs it explains. The results are kept and compared, so that
+// no copy can be optimized away.
+struct ceiling {
   double alone = 1e30, together = 1e30;
+  bool agree = true;
+  double value(int p) const { return agree ? p * alone / together : 0.0; }
+};
+
+void measure(ceiling& c, int p) {
   long one = 0;
   std::vector<long> copies(static_cast<std::size_t>(p));
-  for (int r = 0; r < rounds; ++r) {
-    alone = std::min(alone, seconds([&] { one = serial_fib(fib_n - 2); }));
-    together = std::min(together, seconds([&] {
-      std::vector<std::thread> threads;
-      for (auto& c : copies) threads.emplace_back([&c] { c = serial_fib(fib_n - 2); });
-      for (auto& t : threads) t.join();
-    }));
-  }
-  const bool agree = std::count(copies.begin(), copies.end(), one) == p;
-  return agree ? p * alone / together : 0.0;
+  c.alone = std::min(c.alone, seconds([&] { one = serial_fib(fib_n - 2); }));
+  c.together = std::min(c.together, seconds([&] {
+    std::vector<std::thread> threads;
+    for (auto& copy : copies) threads.emplace_back([&copy] { copy = serial_fib(fib_n - 2); });
+    for (auto& t : threads) t.join();
+  }));
+  c.agree = c.agree && std::count(copies.begin(), copies.end(), one) == p;
 }
 
 void print(const char* what, const best& b, int p) {
@@ -153,9 +156,13 @@ int demo() {
     std::printf("T_S: the serial program; T_1 and T_%d: the parallel program on 1 and on %d workers; best of %d.\n\n",
                 p, p, rounds);
   best f, h;
+  ceiling machine;
   locus::worker_stats counters;
   double elapsed = 0;
-  for (int r = 0; r < rounds; ++r) round(p, f, h, counters, elapsed);
+  for (int r = 0; r < rounds; ++r) {
+    round(p, f, h, counters, elapsed);
+    if (p > 1) measure(machine, p);
+  }
   const std::string fib_label = "fib(" + std::to_string(fib_n) + ")";
   const std::string heat_label =
       "heat " + std::to_string(heat_size) + "x" + std::to_string(heat_size) + ", " + std::to_string(heat_steps) + " steps";
@@ -165,12 +172,14 @@ int demo() {
   if (p == 1) {
     std::printf("\none worker: nothing to speed up (a machine with one core, or LOCUS_WORKERS=1)\n");
   } else {
-    const double ceiling = machine_ceiling(p);
+    const double ceiling = machine.value(p);
     std::printf("\nthis machine now: %d threads, each running the serial fib, get through %.2f times the work of one\n"
                 "thread (%d on %d idle cores)",
                 p, ceiling, p, p);
     if (ceiling < 0.75 * p)
-      std::printf(": other programs are using the cores, so a speedup much above %.2f is not available now", ceiling);
+      std::printf(":\nother programs are using the cores, so a speedup much above %.2f is not available now, and the\n"
+                  "times above say more about the other programs than about locus",
+                  ceiling);
     if (static_cast<unsigned>(p) > std::thread::hardware_concurrency())
       std::printf("; %d workers share %u cpus", p, std::thread::hardware_concurrency());
     std::printf("\n");
