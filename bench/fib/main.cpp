@@ -175,8 +175,10 @@ int run(int argc, char** argv) {
       const double base = t1[static_cast<std::size_t>(k)];
       char per_fork[32] = "-";
       if (workers[w] == 1) std::snprintf(per_fork, sizeof per_fork, "%.2f", (t - t_plain) * 1e9 / forks);
-      std::printf("%-22s %7d %9.4f %10.2f %11.2f %8.2f %8s\n", constructs[k].name, workers[w], t, t / t_plain,
-                  t / *constructs[k].serial_elision, base > 0 ? base / t : 0.0, per_fork);
+      char scaling[32] = "-";  // without a run on one worker (--workers 2) there is no T_1
+      if (base > 0) std::snprintf(scaling, sizeof scaling, "%.2f", base / t);
+      std::printf("%-22s %7d %9.4f %10.2f %11.2f %8s %8s\n", constructs[k].name, workers[w], t, t / t_plain,
+                  t / *constructs[k].serial_elision, scaling, per_fork);
     }
     std::printf("%-22s %7d steals %llu of %llu attempts, %llu sleeps (all rounds)\n", "  scheduler", workers[w],
                 static_cast<unsigned long long>(totals[w].steals),
