@@ -1,22 +1,20 @@
-// locus-topo: prints the topology locus would run on (the host, or a virtual
-// topology) and where each worker would be placed and pinned, as text or
-// JSON. It reads the same settings as the runtime, so it answers "what will
-// LOCUS_TOPOLOGY / LOCUS_PLACES / LOCUS_WORKERS do?" without running anything.
-#include <algorithm>
-#include <charconv>
+// locus-topo: prints the topology locus would run on (the host, a virtual
+// topology, or under LOCUS_ENGINE=sim the simulated machine) and where each
+// worker would be placed and pinned, as text or JSON. It reads and checks the
+// same settings as the runtime, so it answers "what will LOCUS_TOPOLOGY /
+// LOCUS_PLACES / LOCUS_WORKERS / LOCUS_PACK do?" without running anything.
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 
-#include <locus/errors.hpp>
-
 #include "core/config.hpp"
 #include "policy/numa_ws.hpp"
 #include "topology/topology.hpp"
+#include "program.hpp"
 
 namespace {
 
@@ -37,6 +35,8 @@ constexpr std::string_view usage =
     "  --json          print one JSON object instead of text\n"
     "  --help          print this help\n"
     "\n"
+    "Every other LOCUS_* setting is checked as the runtime checks it; with\n"
+    "LOCUS_ENGINE=sim the topology is that of the simulated machine (LOCUS_MACHINE).\n"
     "Exit status: 0 on success, 2 for a bad option or setting.\n";
 
 struct options {
@@ -44,43 +44,25 @@ struct options {
   std::optional<std::string> places;
   std::optional<std::string> workers;
   std::optional<std::string> steal_weights;
-  // Which setting a value came from, so errors name what the user wrote.
-  std::string topology_setting = "LOCUS_TOPOLOGY";
-  std::string places_setting = "LOCUS_PLACES";
-  std::string workers_setting = "LOCUS_WORKERS";
-  std::string steal_weights_setting = "LOCUS_STEAL_WEIGHTS";
   bool json = false;
   bool help = false;
 };
-
-// An empty variable counts as unset, as `LOCUS_PLACES= prog` usually means.
-std::optional<std::string> from_env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "locus-topo: " << message << "\n" << usage;
-  std::exit(2);
-}
 
 options parse_args(int argc, char** argv) {
   options opts;
   // Accepts both "--name value" and "--name=value".
   const auto take_value = [&](int& i, std::string_view arg, std::string_view name,
-                              std::optional<std::string>& slot, std::string& setting) {
+                              std::optional<std::string>& slot) {
     if (arg.substr(0, name.size()) != name) return false;
     const auto rest = arg.substr(name.size());
     if (rest.empty()) {
-      if (i + 1 >= argc) usage_error(std::string(name) + " needs a value");
+      if (i + 1 >= argc) throw std::invalid_argument(std::string(name) + " needs a value (see --help)");
       slot = argv[++i];
     } else if (rest.front() == '=') {
       slot = std::string(rest.substr(1));
     } else {
       return false;
     }
-    setting = std::string(name);
     return true;
   };
   for (int i = 1; i < argc; ++i) {
@@ -89,50 +71,56 @@ options parse_args(int argc, char** argv) {
       opts.json = true;
     } else if (arg == "--help" || arg == "-h") {
       opts.help = true;
-    } else if (!take_value(i, arg, "--topology", opts.topology, opts.topology_setting) &&
-               !take_value(i, arg, "--places", opts.places, opts.places_setting) &&
-               !take_value(i, arg, "--workers", opts.workers, opts.workers_setting) &&
-               !take_value(i, arg, "--steal-weights", opts.steal_weights, opts.steal_weights_setting)) {
-      usage_error("unknown option \"" + std::string(arg) + "\"");
+    } else if (!take_value(i, arg, "--topology", opts.topology) && !take_value(i, arg, "--places", opts.places) &&
+               !take_value(i, arg, "--workers", opts.workers) &&
+               !take_value(i, arg, "--steal-weights", opts.steal_weights)) {
+      throw std::invalid_argument("unknown option \"" + std::string(arg) + "\" (see --help)");
     }
   }
-  if (!opts.topology) opts.topology = from_env("LOCUS_TOPOLOGY");
-  if (!opts.places) opts.places = from_env("LOCUS_PLACES");
-  if (!opts.workers) opts.workers = from_env("LOCUS_WORKERS");
-  if (!opts.steal_weights) opts.steal_weights = from_env("LOCUS_STEAL_WEIGHTS");
   return opts;
 }
 
-// Same range as the runtime accepts for LOCUS_WORKERS.
-constexpr int max_workers = 4096;
-
-int parse_workers(const std::string& text, const std::string& setting) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size() || value < 1 || value > max_workers)
-    throw locus::config_error(setting + "=\"" + text +
-                              "\": expected the number of workers, an integer from 1 to " +
-                              std::to_string(max_workers));
-  return value;
+// The runtime's settings with the flags in place of their variables: the
+// flags are checked here, so that an error names the flag; every LOCUS_*
+// setting is then checked as the runtime checks it, and under
+// LOCUS_ENGINE=sim the topology is the simulated machine's.
+topo::settings resolve(const options& opts) {
+  locus::runtime_options o;
+  if (opts.topology) {
+    if (const auto engine = locus_program::from_env("LOCUS_ENGINE"); engine && engine->value == "sim")
+      throw std::invalid_argument("--topology " + *opts.topology + ": not with " + engine->quoted() +
+                                  ", which simulates the machine LOCUS_MACHINE names");
+    if (*opts.topology != "host") topo::parse_topology(*opts.topology, "--topology");
+    o.topology = *opts.topology;
+  }
+  if (opts.places) {
+    topo::parse_place_kind(*opts.places, "--places");
+    o.places = *opts.places;
+  }
+  if (opts.workers)
+    o.workers = static_cast<int>(locus_program::parse_integer({"--workers", *opts.workers}, 1,
+                                                              locus_program::max_workers, "the number of workers"));
+  if (opts.steal_weights) {
+    topo::parse_steal_weights("--steal-weights", *opts.steal_weights);
+    o.steal_weights = *opts.steal_weights;
+  }
+  if (const auto m = locus_program::from_env("LOCUS_MACHINE")) locus_program::check_machine(*m);
+  return topo::resolve_settings(o);
 }
 
-int run(const options& opts) {
-  const int host_cpus = static_cast<int>(std::thread::hardware_concurrency());
-  // "host" names the discovered machine, as it does for the runtime.
-  const bool virtual_machine = opts.topology && *opts.topology != "host";
-  const topo::topology machine = virtual_machine
-                                     ? topo::parse_topology(*opts.topology, opts.topology_setting)
-                                     : topo::discover_host();
-  const topo::place_kind kind = opts.places
-                                    ? topo::parse_place_kind(*opts.places, opts.places_setting)
-                                    : topo::place_kind::numa;
-  int workers = machine.is_virtual ? machine.num_cores() : std::max(host_cpus, 1);
-  if (opts.workers) workers = parse_workers(*opts.workers, opts.workers_setting);
-
-  const topo::placement placement = topo::make_placement(machine, kind, workers, host_cpus);
-  const std::vector<double> weights =
-      opts.steal_weights ? topo::parse_steal_weights(opts.steal_weights_setting, *opts.steal_weights)
-                         : topo::settings{}.steal_weights;
+int run(int argc, char** argv) {
+  const options opts = parse_args(argc, argv);
+  if (opts.help) {
+    std::cout << usage;
+    return 0;
+  }
+  const topo::settings cfg = resolve(opts);
+  // As the runtime places them: a simulated machine's workers have its cores.
+  const int host_cpus = cfg.simulate ? cfg.topo.num_cores() : static_cast<int>(std::thread::hardware_concurrency());
+  const topo::topology& machine = cfg.topo;
+  const int workers = cfg.workers;
+  const topo::placement placement = topo::make_placement(machine, cfg.places, workers, host_cpus, cfg.pack);
+  const std::vector<double>& weights = cfg.steal_weights;
   // numa-ws (section III-B): where a thief at each place looks for work.
   std::vector<std::vector<double>> steal(static_cast<std::size_t>(placement.num_places));
   for (int p = 0; p < placement.num_places; ++p)
@@ -169,16 +157,4 @@ int run(const options& opts) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const options opts = parse_args(argc, argv);
-  if (opts.help) {
-    std::cout << usage;
-    return 0;
-  }
-  try {
-    return run(opts);
-  } catch (const locus::config_error& e) {
-    std::cerr << "locus-topo: " << e.what() << "\n";
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return locus_program::run("locus-topo", [&] { return run(argc, argv); }); }

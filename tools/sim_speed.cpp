@@ -8,16 +8,18 @@
 // the wall time. Two array sizes: one that fits the machine's caches (hits)
 // and one that does not (misses to DRAM, the slower path of the model).
 //
-//   locus-sim-speed [--machine NAME] [--workers P] [--mib N]
+//   locus-sim-speed [--machine NAME|FILE] [--workers P] [--mib N]
 #include <time.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "locus/locus.hpp"
+#include "program.hpp"
 
 namespace {
 
@@ -67,40 +69,64 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
   return r;
 }
 
+constexpr const char* usage =
+    "usage: locus-sim-speed [--machine NAME|FILE] [--workers P] [--mib N]\n"
+    "  defaults: --machine numa-ws-4x8 (or LOCUS_MACHINE), --workers 32 (or LOCUS_WORKERS), --mib 256\n"
+    "  (the streaming array's size); exit status 2 for a bad option or setting.\n";
+
+int run(int argc, char** argv) {
+  using locus_program::flag_or_env;
+  std::optional<std::string> machine_flag, workers_flag;
+  std::size_t big_mib = 256;
+  auto need = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value (see --help)");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--machine") machine_flag = need(i);
+    else if (a == "--workers") workers_flag = need(i);
+    else if (a == "--mib")
+      big_mib = static_cast<std::size_t>(
+          locus_program::parse_integer({a, need(i)}, 1, 1 << 20, "MiB of the array that streams from DRAM"));
+    else if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    } else {
+      throw std::invalid_argument("unknown option " + a + " (see --help)");
+    }
+  }
+  // This program always simulates: LOCUS_ENGINE can only agree.
+  if (const auto engine = locus_program::from_env("LOCUS_ENGINE"); engine && engine->value != "sim")
+    engine->reject("locus-sim-speed always runs the simulator; unset it or set it to sim");
+  std::string machine = "numa-ws-4x8";
+  if (const auto m = flag_or_env("--machine", machine_flag, "LOCUS_MACHINE")) {
+    locus_program::check_machine(*m);
+    machine = m->value;
+  }
+  int workers = 32;
+  if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS"))
+    workers = static_cast<int>(locus_program::parse_integer(*w, 1, locus_program::max_workers, "the number of workers"));
+  std::printf("simulator speed on %s, %d workers; the simulation runs on one thread. accesses/s is per\n"
+              "second of this process's CPU time (the machine may be shared), wall_s for reference\n",
+              machine.c_str(), workers);
+  std::printf("%-22s %6s %12s %8s %8s %12s %12s\n", "workload", "block", "accesses", "wall_s", "cpu_s",
+              "simulated_s", "accesses/s");
+  const struct {
+    const char* name;
+    std::size_t bytes;
+    int passes;
+  } cases[] = {{"fits in caches (4 MiB)", std::size_t{4} << 20, 20}, {"streams from DRAM", big_mib << 20, 2}};
+  for (const auto& c : cases) {
+    const result r = sweep(machine, workers, c.bytes, c.passes);
+    std::printf("%-22s %6zu %12.0f %8.3f %8.3f %12.6f %12.3e\n", c.name, r.block_bytes, r.accesses, r.wall_s,
+                r.cpu_s, r.simulated_s, r.accesses / r.cpu_s);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string machine = "numa-ws-4x8";
-  int workers = 32;
-  std::size_t big_mib = 256;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--machine" && i + 1 < argc) machine = argv[++i];
-    else if (a == "--workers" && i + 1 < argc) workers = std::atoi(argv[++i]);
-    else if (a == "--mib" && i + 1 < argc) big_mib = static_cast<std::size_t>(std::atoll(argv[++i]));
-    else {
-      std::fprintf(stderr, "usage: locus-sim-speed [--machine NAME] [--workers P] [--mib N]\n");
-      return 2;
-    }
-  }
-  try {
-    std::printf("simulator speed on %s, %d workers; the simulation runs on one thread. accesses/s is per\n"
-                "second of this process's CPU time (the machine may be shared), wall_s for reference\n",
-                machine.c_str(), workers);
-    std::printf("%-22s %6s %12s %8s %8s %12s %12s\n", "workload", "block", "accesses", "wall_s", "cpu_s",
-                "simulated_s", "accesses/s");
-    const struct {
-      const char* name;
-      std::size_t bytes;
-      int passes;
-    } cases[] = {{"fits in caches (4 MiB)", std::size_t{4} << 20, 20}, {"streams from DRAM", big_mib << 20, 2}};
-    for (const auto& c : cases) {
-      const result r = sweep(machine, workers, c.bytes, c.passes);
-      std::printf("%-22s %6zu %12.0f %8.3f %8.3f %12.6f %12.3e\n", c.name, r.block_bytes, r.accesses, r.wall_s,
-                  r.cpu_s, r.simulated_s, r.accesses / r.cpu_s);
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "locus-sim-speed: %s\n", e.what());
-    return 2;
-  }
+  return locus_program::run("locus-sim-speed", [&] { return run(argc, argv); });
 }

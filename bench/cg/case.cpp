@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -197,18 +198,21 @@ const bench::registrar registered{{
     "dot products and three vector updates each.",
     true,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto n = p.get("na", 2000, 14000, 75000, s, "matrix rows (NAS na: class A 14000, B 75000, C 150000)");
-      const auto nonzer = p.get("nonzer", 7, 11, 13, s, "random entries per generating vector (NAS nonzer)");
-      const auto shift = p.get_real("shift", 10, 20, 60, s, "diagonal = off-diagonal row sum + shift");
-      const auto outer = p.get("outer", 2, 15, 40, s, "power-method steps (NAS niter: class A 15, B and C 75)");
-      const auto inner = p.get("inner", 25, 25, 25, s, "CG iterations per step (NAS cgitmax 25)");
-      const auto row_grain = p.get("row_grain", 32, 64, 64, s, "matrix rows per loop piece");
-      const auto vector_grain = p.get("vector_grain", 256, 2048, 4096, s, "vector entries per loop piece");
-      const auto seed = p.get("seed", 314159265, 314159265, 314159265, s, "random seed of the matrix");
-      if (n < 2 || n > INT32_MAX || nonzer < 1 || nonzer >= n || !(shift > 0) || outer < 1 || inner < 1 ||
-          row_grain < 1 || vector_grain < 1)
-        throw std::invalid_argument(
-            "cg: needs 2 <= na < 2^31, 1 <= nonzer < na, shift > 0, outer >= 1, inner >= 1, grains >= 1");
+      const auto n = p.get("na", 2000, 14000, 75000, s, "matrix rows (NAS na: class A 14000, B 75000, C 150000)",
+                           {2, INT32_MAX});
+      const auto nonzer =
+          p.get("nonzer", 7, 11, 13, s, "random entries per generating vector (NAS nonzer), fewer than na", {1});
+      const auto shift = p.get_real("shift", 10, 20, 60, s, "diagonal = off-diagonal row sum + shift",
+                                    {0, std::numeric_limits<double>::max()});
+      const auto outer =
+          p.get("outer", 2, 15, 40, s, "power-method steps (NAS niter: class A 15, B and C 75)", {1});
+      const auto inner = p.get("inner", 25, 25, 25, s, "CG iterations per step (NAS cgitmax 25)", {1});
+      const auto row_grain = p.get("row_grain", 32, 64, 64, s, "matrix rows per loop piece", {1});
+      const auto vector_grain = p.get("vector_grain", 256, 2048, 4096, s, "vector entries per loop piece", {1});
+      const auto seed = p.get("seed", 314159265, 314159265, 314159265, s, "random seed of the matrix", {0});
+      if (nonzer >= n)
+        throw std::invalid_argument("nonzer=" + std::to_string(nonzer) + ", na=" + std::to_string(n) +
+                                    ": nonzer must be less than na (distinct positions in a row)");
       return std::make_unique<cg_instance>(make_matrix(n, nonzer, shift, static_cast<std::uint64_t>(seed)),
                                            cg::schedule{outer, inner, row_grain, vector_grain});
     }}};

@@ -51,14 +51,12 @@ const bench::registrar registered{{
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto n = p.get("n", 100'000, 4'000'000, 130'000'000, s,
-                           "64-bit integers to sort (full: the paper's 1.3e8)");
-      const auto sort_cutoff = p.get("sort_cutoff", 64, 1024, 1024, s,
-                                     "below this many elements a quarter is sorted sequentially (paper: 1k)");
+                           "64-bit integers to sort (full: the paper's 1.3e8)", {0});
+      const auto sort_cutoff =
+          p.get("sort_cutoff", 64, 1024, 1024, s,
+                "below this many elements a quarter is sorted sequentially (paper: 1k; four non-empty quarters)", {4});
       const auto merge_cutoff =
-          p.get("merge_cutoff", 64, 1024, 1024, s, "merges of at most this many elements run sequentially");
-      if (n < 0) throw std::invalid_argument("n must not be negative");
-      if (sort_cutoff < 4) throw std::invalid_argument("sort_cutoff must be at least 4 (four non-empty quarters)");
-      if (merge_cutoff < 1) throw std::invalid_argument("merge_cutoff must be at least 1");
+          p.get("merge_cutoff", 64, 1024, 1024, s, "merges of at most this many elements run sequentially", {1});
       return std::make_unique<cilksort_instance>(n, cilksort::cutoffs{sort_cutoff, merge_cutoff});
     }}};
 

@@ -1,6 +1,7 @@
 #include "common/harness.hpp"
 
 #include <charconv>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -64,33 +65,81 @@ variant parse_variant(const std::string& text) {
 }
 
 namespace {
+
 template <class T>
-T parse_number(const std::string& key, const std::string& text) {
-  T value{};
+bool parse_number(const std::string& text, T& value) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    throw std::invalid_argument("--param " + key + "=" + text + ": not a number");
-  return value;
+  return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
 }
+
+std::string describe(const int_range& r) {
+  if (r.max == std::numeric_limits<std::int64_t>::max()) return "an integer of at least " + std::to_string(r.min);
+  return "an integer from " + std::to_string(r.min) + " to " + std::to_string(r.max);
+}
+
+std::string describe(const real_range& r) {
+  std::ostringstream s;
+  s << "a number above " << r.above;
+  if (r.max < std::numeric_limits<double>::max()) s << " and at most " << r.max;
+  return s.str();
+}
+
+bool accepts(const int_range& r, std::int64_t v) { return v >= r.min && v <= r.max; }
+bool accepts(const real_range& r, double v) { return v > r.above && v <= r.max; }
+
+// A default outside its own range is a mistake in the benchmark, not in
+// the command line.
+template <class T, class Range>
+void check_default(const std::string& key, T v, const Range& r) {
+  if (!accepts(r, v))
+    throw std::logic_error("parameter " + key + ": the default " + std::to_string(v) + " is not " + describe(r));
+}
+
 }  // namespace
 
+void params::check(const std::string& key, const std::string& value) const {
+  bool ok = true;
+  if (const auto it = int_ranges_.find(key); it != int_ranges_.end()) {
+    std::int64_t v = 0;
+    ok = parse_number(value, v) && accepts(it->second, v);
+  } else if (const auto r = real_ranges_.find(key); r != real_ranges_.end()) {
+    double v = 0;
+    ok = parse_number(value, v) && accepts(r->second, v);
+  }
+  if (!ok)
+    throw std::invalid_argument("--param " + key + "=" + value + ": " + meanings_.at(key) +
+                                "; accepted: " + ranges_.at(key));
+}
+
 std::int64_t params::get(const std::string& key, std::int64_t tiny, std::int64_t quick, std::int64_t full,
-                         size_class size, const std::string& meaning) {
+                         size_class size, const std::string& meaning, int_range accepted) {
   std::int64_t v = size == size_class::tiny ? tiny : size == size_class::quick ? quick : full;
-  if (auto it = given_.find(key); it != given_.end()) v = parse_number<std::int64_t>(key, it->second);
-  used_[key] = std::to_string(v);
+  check_default(key, v, accepted);
   meanings_[key] = meaning;
+  ranges_[key] = describe(accepted);
+  int_ranges_[key] = accepted;
+  if (auto it = given_.find(key); it != given_.end()) {
+    check(key, it->second);
+    parse_number(it->second, v);
+  }
+  used_[key] = std::to_string(v);
   return v;
 }
 
 double params::get_real(const std::string& key, double tiny, double quick, double full, size_class size,
-                        const std::string& meaning) {
+                        const std::string& meaning, real_range accepted) {
   double v = size == size_class::tiny ? tiny : size == size_class::quick ? quick : full;
-  if (auto it = given_.find(key); it != given_.end()) v = parse_number<double>(key, it->second);
+  check_default(key, v, accepted);
+  meanings_[key] = meaning;
+  ranges_[key] = describe(accepted);
+  real_ranges_[key] = accepted;
+  if (auto it = given_.find(key); it != given_.end()) {
+    check(key, it->second);
+    parse_number(it->second, v);
+  }
   std::ostringstream s;
   s << v;
   used_[key] = s.str();
-  meanings_[key] = meaning;
   return v;
 }
 

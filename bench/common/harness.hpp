@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,20 +53,41 @@ variant parse_variant(const std::string& text);
 enum class size_class { tiny, quick, full };
 const char* to_string(size_class s);
 
+// The values an integer parameter accepts, both ends included.
+struct int_range {
+  std::int64_t min;
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
+};
+// The values a real parameter accepts: above `above`, up to `max` included.
+struct real_range {
+  double above;
+  double max;
+};
+
 // Parameters of an instance. Every benchmark reads its parameters through
-// get(), which records them (for --help and the results file); a value given
-// on the command line (--param key=value) wins over the size's default.
+// get(), which records them (for --list and the results file) and checks
+// them against the range it declares; a value given on the command line
+// (--param key=value) wins over the size's default. A value outside the
+// range throws std::invalid_argument naming the parameter, the value, what it
+// means and the range, e.g.
+//   --param n=-5: fib(n); accepted: an integer from 0 to 92
+// Constraints between parameters (nonzer < na) are the benchmark's to check.
 class params {
  public:
   params() = default;
   explicit params(std::map<std::string, std::string> given) : given_(std::move(given)) {}
   std::int64_t get(const std::string& key, std::int64_t tiny, std::int64_t quick, std::int64_t full,
-                   size_class size, const std::string& meaning);
+                   size_class size, const std::string& meaning, int_range accepted);
   double get_real(const std::string& key, double tiny, double quick, double full, size_class size,
-                  const std::string& meaning);
+                  const std::string& meaning, real_range accepted);
   // key=value of every parameter read so far, for the results file.
   const std::map<std::string, std::string>& used() const { return used_; }
   const std::map<std::string, std::string>& meanings() const { return meanings_; }
+  // key: "an integer from 0 to 92", for --list.
+  const std::map<std::string, std::string>& ranges() const { return ranges_; }
+  // Throws if `value` (given for `key`) is outside the range this
+  // benchmark declared for it; does nothing for a key it did not read.
+  void check(const std::string& key, const std::string& value) const;
   // Keys given on the command line that no benchmark read (a typo).
   std::vector<std::string> unused() const;
 
@@ -73,6 +95,9 @@ class params {
   std::map<std::string, std::string> given_;
   std::map<std::string, std::string> used_;
   std::map<std::string, std::string> meanings_;
+  std::map<std::string, std::string> ranges_;
+  std::map<std::string, int_range> int_ranges_;
+  std::map<std::string, real_range> real_ranges_;
 };
 
 // A benchmark at one size: inputs built once, then run many times.

@@ -52,7 +52,7 @@ const bench::registrar no_cutoff{{
     "fib(n) forking at every call above the leaves (no coarsening).",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto n = p.get("n", 20, 32, 38, s, "fib(n)");
+      const auto n = p.get("n", 20, 32, 38, s, "fib(n), which must fit in 64 bits", {0, fib_cost::max_n});
       return std::make_unique<fib_instance>(static_cast<int>(n), 2);
     }}};
 
@@ -62,8 +62,10 @@ const bench::registrar with_cutoff{{
     "fib(n) forking above the cut-off, plain recursion below it.",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto n = p.get("n", 24, 38, 42, s, "fib(n)");
-      const auto cutoff = p.get("cutoff", 12, 20, 22, s, "below fib(cutoff) the plain function runs");
+      const auto n = p.get("n", 24, 38, 42, s, "fib(n), which must fit in 64 bits", {0, fib_cost::max_n});
+      // Below 2 the recursion would reach fib(-1) before the cut-off.
+      const auto cutoff =
+          p.get("cutoff", 12, 20, 22, s, "below fib(cutoff) the plain function runs", {2, fib_cost::max_n});
       return std::make_unique<fib_instance>(static_cast<int>(n), static_cast<int>(cutoff));
     }}};
 

@@ -8,11 +8,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <locus/locus.hpp>
+
+#include "../../tools/program.hpp"
 
 long parallel_fib_fork_join(int n);
 long parallel_fib_spawn(int n);
@@ -47,13 +52,19 @@ void time_once(series& s, long expected, const std::function<long()>& run) {
   }
 }
 
-std::vector<int> parse_list(const char* s) {
-  std::vector<int> out;
-  for (const char* p = s; *p;) {
-    out.push_back(std::atoi(p));
-    while (*p && *p != ',') ++p;
-    if (*p == ',') ++p;
+// --workers 1,2, or LOCUS_WORKERS=2: one count.
+std::vector<int> parse_workers(const locus_program::setting& s) {
+  std::vector<std::string> counts = {s.value};
+  if (s.name == "--workers") {
+    counts.clear();
+    std::stringstream in(s.value);
+    for (std::string item; std::getline(in, item, ',');) counts.push_back(item);
   }
+  std::vector<int> out;
+  for (const auto& count : counts)
+    out.push_back(static_cast<int>(
+        locus_program::parse_integer({s.name, count}, 1, locus_program::max_workers, "the number of workers")));
+  if (out.empty()) s.reject("expected worker counts separated by commas, e.g. 1,2");
   return out;
 }
 
@@ -64,25 +75,34 @@ struct construct {
   const char* spawn_switch;  // runtime option it needs, or "" for the default
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
+  using locus_program::parse_integer;
   int n = 35, reps = 7;
   std::vector<int> workers = {1, 2};
+  std::optional<std::string> workers_flag;
+  auto need = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value (see --help)");
+    return argv[++i];
+  };
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--workers") && i + 1 < argc) workers = parse_list(argv[++i]);
-    else if (!std::strcmp(argv[i], "--help")) {
+    const std::string a = argv[i];
+    if (a == "--reps") reps = static_cast<int>(parse_integer({a, need(i)}, 1, 1'000'000, "rounds"));
+    else if (a == "--workers") workers_flag = need(i);
+    else if (a == "--help" || a == "-h") {
       std::puts("usage: fib [n=35] [--reps R=7] [--workers 1,2]\n"
                 "T_S: the serial elision of the same kernel, and the plain serial function.\n"
-                "ns/fork: (T_1 - T_S(plain)) / forks, on one worker.");
+                "ns/fork: (T_1 - T_S(plain)) / forks, on one worker.\n"
+                "LOCUS_WORKERS=P stands for --workers P; other LOCUS_* settings apply as documented.\n"
+                "Exit status: 0, 1 for a wrong result, 2 for a bad option or setting.");
       return 0;
-    } else n = std::atoi(argv[i]);
+    } else if (a.rfind("-", 0) == 0) {
+      throw std::invalid_argument("unknown option " + a + " (see --help)");
+    } else {
+      // fib(46) and up take minutes per round without coarsening.
+      n = static_cast<int>(parse_integer({"n", a}, 2, 45, "the argument of fib(n)"));
+    }
   }
-  if (n < 2 || n > 45 || reps < 1 || workers.empty()) {
-    std::fprintf(stderr, "fib: n must be 2..45, reps >= 1, workers a list like 1,2\n");
-    return 2;
-  }
+  if (const auto w = locus_program::flag_or_env("--workers", workers_flag, "LOCUS_WORKERS")) workers = parse_workers(*w);
   const long expected = plain_fib(n);
   // fib(n) forks once per internal node of its call tree: fib(n+1) - 1 times.
   const double forks = static_cast<double>(plain_fib(n + 1) - 1);
@@ -155,8 +175,10 @@ int main(int argc, char** argv) {
       const double base = t1[static_cast<std::size_t>(k)];
       char per_fork[32] = "-";
       if (workers[w] == 1) std::snprintf(per_fork, sizeof per_fork, "%.2f", (t - t_plain) * 1e9 / forks);
-      std::printf("%-22s %7d %9.4f %10.2f %11.2f %8.2f %8s\n", constructs[k].name, workers[w], t, t / t_plain,
-                  t / *constructs[k].serial_elision, base > 0 ? base / t : 0.0, per_fork);
+      char scaling[32] = "-";  // without a run on one worker (--workers 2) there is no T_1
+      if (base > 0) std::snprintf(scaling, sizeof scaling, "%.2f", base / t);
+      std::printf("%-22s %7d %9.4f %10.2f %11.2f %8s %8s\n", constructs[k].name, workers[w], t, t / t_plain,
+                  t / *constructs[k].serial_elision, scaling, per_fork);
     }
     std::printf("%-22s %7d steals %llu of %llu attempts, %llu sleeps (all rounds)\n", "  scheduler", workers[w],
                 static_cast<unsigned long long>(totals[w].steals),
@@ -167,4 +189,10 @@ int main(int argc, char** argv) {
     std::printf("\nspawn counter overhead on fork_join T_1: %+.1f%% (with %.4f s, without %.4f s)\n",
                 (t1[0] / t1[2] - 1) * 100, t1[0], t1[2]);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return locus_program::run("fib", [&] { return run(argc, argv); });
 }

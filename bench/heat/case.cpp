@@ -81,10 +81,9 @@ class heat_instance final : public bench::instance {
   const double* result_ = nullptr;
 };
 
-std::unique_ptr<bench::instance> make(std::int64_t n, std::int64_t steps, std::int64_t grain) {
-  if (n < 3 || steps < 0 || grain < 1) throw std::invalid_argument("heat: needs n >= 3, steps >= 0, grain >= 1");
-  return std::make_unique<heat_instance>(n, steps, grain);
-}
+// A grid of n * n cells with a fixed boundary needs an interior; n * n
+// must be addressable.
+constexpr bench::int_range grid_side{3, INT32_MAX};
 
 const bench::registrar memory_bound{{
     "heat",
@@ -93,11 +92,11 @@ const bench::registrar memory_bound{{
     "Jacobi five-point heat diffusion on an n x n grid with a fixed boundary, two grids in turn; every time step "
     "is a parallel loop over rows. The grid is far larger than the caches: memory bound.",
     true,
-    [](bench::size_class s, bench::params& p) {
-      const auto n = p.get("n", 200, 4096, 16384, s, "grid side (cells); two grids of n*n doubles");
-      const auto steps = p.get("steps", 10, 30, 100, s, "time steps");
-      const auto grain = p.get("grain", 4, 8, 10, s, "rows per loop piece");
-      return make(n, steps, grain);
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 200, 4096, 16384, s, "grid side (cells); two grids of n*n doubles", grid_side);
+      const auto steps = p.get("steps", 10, 30, 100, s, "time steps", {0});
+      const auto grain = p.get("grain", 4, 8, 10, s, "rows per loop piece", {1});
+      return std::make_unique<heat_instance>(n, steps, grain);
     }}};
 
 const bench::registrar l2_resident{{
@@ -107,13 +106,13 @@ const bench::registrar l2_resident{{
     "each touch half of them, so a schedule that keeps each core on the same rows every step can run "
     "superlinearly faster.",
     true,
-    [](bench::size_class s, bench::params& p) {
-      const auto n = p.get("n", 448, 448, 448, s, "grid side (cells); two grids of n*n doubles");
-      const auto steps = p.get("steps", 20, 2000, 10000, s, "time steps");
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 448, 448, 448, s, "grid side (cells); two grids of n*n doubles", grid_side);
+      const auto steps = p.get("steps", 20, 2000, 10000, s, "time steps", {0});
       // 4 rows per piece: omp:dynamic is then schedule(dynamic,4) over rows,
       // the setting the issue compares with a static schedule.
-      const auto grain = p.get("grain", 4, 4, 4, s, "rows per loop piece");
-      return make(n, steps, grain);
+      const auto grain = p.get("grain", 4, 4, 4, s, "rows per loop piece", {1});
+      return std::make_unique<heat_instance>(n, steps, grain);
     }}};
 
 }  // namespace

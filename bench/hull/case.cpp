@@ -106,13 +106,12 @@ class hull_instance final : public bench::instance {
 std::unique_ptr<bench::instance> make(bench::size_class s, bench::params& p, bool on_circle,
                                       std::int64_t quick_n) {
   const auto n = p.get("n", 20'000, quick_n, 100'000'000, s,
-                       "points (full: the paper's 100000k; 1.6 GB of points and 1.3 GB of index buffers)");
-  const auto cutoff =
-      p.get("cutoff", 256, 10'000, 10'000, s, "groups of at most this many points are solved serially (paper: 10k)");
-  const auto block = p.get("block", 64, 2048, 2048, s, "points per piece of the parallel passes");
-  if (n < 0 || n > INT32_MAX) throw std::invalid_argument("n must be in [0, 2^31 - 1] (32-bit point indices)");
-  if (cutoff < 0) throw std::invalid_argument("cutoff must not be negative");
-  if (block < 1) throw std::invalid_argument("block must be at least 1");
+                       "points (full: the paper's 100000k; 1.6 GB of points and 1.3 GB of index buffers; "
+                       "32-bit point indices)",
+                       {0, INT32_MAX});
+  const auto cutoff = p.get("cutoff", 256, 10'000, 10'000, s,
+                            "groups of at most this many points are solved serially (paper: 10k)", {0});
+  const auto block = p.get("block", 64, 2048, 2048, s, "points per piece of the parallel passes", {1});
   return std::make_unique<hull_instance>(n, on_circle, hull::cutoffs{cutoff, block});
 }
 

@@ -142,16 +142,15 @@ template <class Kernel, class M>
 std::unique_ptr<bench::instance> make_instance(bench::params& p, bench::size_class s, defaults n,
                                                const std::string& n_meaning, defaults block,
                                                std::int64_t check_rows_full) {
-  const auto side = p.get("n", n.tiny, n.quick, n.full, s, n_meaning);
+  // n * n elements must be addressable.
+  const auto side = p.get("n", n.tiny, n.quick, n.full, s, n_meaning, {1, INT32_MAX});
   const auto base = p.get("block", block.tiny, block.quick, block.full, s,
                           "base case: one block x block product by a serial loop (in the -z version the Z-Morton "
-                          "block); a power of two, n = block * 2^k");
-  const auto check_rows = p.get("check_rows", 0, 0, check_rows_full, s,
-                                "rows of C compared with the plain triple-loop reference, spread over C (0: all)");
-  if (side < 1 || base < 1 || check_rows < 0)
-    throw std::invalid_argument("n = " + std::to_string(side) + ", block = " + std::to_string(base) +
-                                ", check_rows = " + std::to_string(check_rows) +
-                                ": n and block must be at least 1, check_rows at least 0");
+                          "block); a power of two, n = block * 2^k",
+                          {1, INT32_MAX});
+  const auto check_rows =
+      p.get("check_rows", 0, 0, check_rows_full, s,
+            "rows of C compared with the plain triple-loop reference, spread over C (0: all), at most n", {0});
   return std::make_unique<product_instance<Kernel, M>>(static_cast<std::size_t>(side), static_cast<std::size_t>(base),
                                                        static_cast<std::size_t>(check_rows));
 }

@@ -43,16 +43,14 @@ const bench::registrar registered{{
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto n = p.get("n", 100'000, 4'000'000, 134'217'728, s,
                            "doubles to sort (full: 2^27 = 1 GB, a 2 GB working set with the second buffer, as the "
-                           "paper's largest)");
-      const auto sort_cutoff =
-          p.get("sort_cutoff", 512, 8192, 8192, s,
-                "at most this many elements are sorted sequentially (8192 doubles = the paper's 64 KB)");
+                           "paper's largest)",
+                           {0});
+      const auto sort_cutoff = p.get("sort_cutoff", 512, 8192, 8192, s,
+                                     "at most this many elements are sorted sequentially (8192 doubles = the "
+                                     "paper's 64 KB; the pivot is a median of three)",
+                                     {3});
       const auto block = p.get("block", 256, 8192, 8192, s,
-                               "elements per partition block (8192 doubles = the paper's 64 KB)");
-      if (n < 0) throw std::invalid_argument("n must not be negative");
-      if (sort_cutoff < 3)
-        throw std::invalid_argument("sort_cutoff must be at least 3 (the pivot is a median of three)");
-      if (block < 1) throw std::invalid_argument("block must be at least 1");
+                               "elements per partition block (8192 doubles = the paper's 64 KB)", {1});
       return std::make_unique<quicksort_instance>(n, quicksort::cutoffs{sort_cutoff, block});
     }}};
 

@@ -42,6 +42,8 @@ def load(paths):
         for line in open(path):
             if line.strip():
                 r = json.loads(line)
+                if "record" in r:  # a run's provenance, not a cell
+                    continue
                 cells[(r["benchmark"], r["variant"], r["workers"])] = r
                 label.add(("SIMULATED on " if r.get("engine") == "sim" else "measured on ") + r.get("machine", "?"))
     return cells, ", ".join(sorted(label))

@@ -14,6 +14,13 @@ work / scheduling / idle breakdown of locus variants normalized to T_S
 work time summed over all workers at P. When a results file holds several
 measurements of the same cell, the latest counts. Simulated results
 (engine "sim") are labeled with their machine model and kept apart.
+
+The report opens with a table of contents and the provenance of the runs
+its cells come from (the "run" record locus-bench writes before each run's
+cells: date, commit, compiler and flags, CPU and caches, library versions,
+reps, LOCUS_* settings). The overview compares every locus policy with the
+best of oneTBB and OpenMP; a cell whose slowest timed run took more than
+NOISY_SPREAD times its fastest is flagged "noisy" wherever its time appears.
 """
 
 import argparse
@@ -29,6 +36,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# A cell is noisy when its slowest timed run took more than this times its
+# fastest: its median is then a weak estimate, whatever it says.
+NOISY_SPREAD = 1.2
+
 VARIANT_ORDER = ["serial", "locus", "tbb", "tbb:affinity", "omp:static", "omp:dynamic", "omp:guided"]
 
 
@@ -40,8 +51,13 @@ def variant_key(name):
 
 
 def load(paths):
+    """The cells (the latest measurement of each wins) and the run records.
+    A cell's "_run" is the index of the run record before it in its file,
+    or None for results written before locus-bench recorded provenance."""
     cells = OrderedDict()
+    runs = []
     for path in paths:
+        run = None
         with open(path) as f:
             for number, line in enumerate(f, 1):
                 line = line.strip()
@@ -51,10 +67,31 @@ def load(paths):
                     row = json.loads(line)
                 except json.JSONDecodeError as e:
                     sys.exit(f"report.py: {path}:{number}: not JSON: {e}")
+                if row.get("record") == "run":
+                    runs.append(row)
+                    run = len(runs) - 1
+                    continue
+                if "record" in row:  # a record of a kind this report does not know
+                    continue
+                row["_run"] = run
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
                        row["variant"], row["workers"])
                 cells[key] = row  # the latest measurement of a cell wins
-    return list(cells.values())
+    return list(cells.values()), runs
+
+
+def spread(row):
+    """max/min of a cell's timed runs (1 for one run)."""
+    return row["max_s"] / row["min_s"] if row.get("min_s") else 1.0
+
+
+def noisy(row):
+    return row is not None and spread(row) > NOISY_SPREAD
+
+
+def timed(row, digits=4):
+    """A cell's median, flagged when the cell is noisy."""
+    return fmt(row["median_s"], digits) + (" (noisy)" if noisy(row) else "")
 
 
 def fmt(x, digits=3):
@@ -97,6 +134,7 @@ class Benchmark:
                 line["P"] = p
                 line["median s"] = fmt(tp, 4)
                 line["min-max s"] = f"{fmt(r['min_s'], 3)}-{fmt(r['max_s'], 3)}"
+                line["max/min"] = fmt(spread(r), 3) + (" noisy" if noisy(r) else "")
                 line["T_S/T_P"] = fmt(self.t_s / tp) if self.t_s else "-"
                 line["T_1/T_P"] = fmt(t1 / tp) if t1 else "-"
                 line["T_1/T_S"] = fmt(t1 / self.t_s) if (t1 and self.t_s and p == 1) else ""
@@ -255,26 +293,60 @@ def html_table(rows):
 
 
 def overview(benchmarks):
-    """One row per benchmark: T_S, locus:ws at 1 and max P, the best of
-    oneTBB and OpenMP at max P, and locus:ws against it."""
+    """One row per benchmark and locus policy: T_S, the policy at 1 and at
+    the largest P, the best of oneTBB and OpenMP at that P, and the policy
+    against it; the fastest policy of a benchmark is marked."""
     rows = []
     for b in benchmarks:
         p = max(b.workers)
-        ws1, wsp = b.t("locus:ws", 1), b.t("locus:ws", p)
         others = [(b.t(v, p), v) for v in b.variants if v.startswith("tbb") or v.startswith("omp")]
         others = [o for o in others if o[0] is not None]
         best = min(others) if others else (None, "-")
-        row = OrderedDict()
-        row["benchmark"] = b.name
-        row["T_S s"] = fmt(b.t_s, 4)
-        row["locus:ws T_1/T_S"] = fmt(ws1 / b.t_s) if (ws1 and b.t_s) else "-"
-        row[f"locus:ws T_1/T_{p}"] = fmt(ws1 / wsp) if (ws1 and wsp) else "-"
-        row[f"locus:ws T_{p} s"] = fmt(wsp, 4)
-        row[f"best other T_{p} s"] = f"{fmt(best[0], 4)} ({best[1]})" if best[0] else "-"
-        row["locus:ws / best other"] = fmt(wsp / best[0]) if (wsp and best[0]) else "-"
-        row["verified"] = "yes" if b.verified else "NO"
-        rows.append(row)
+        policies = [v for v in b.variants if v.startswith("locus:") and b.t(v, p)]
+        fastest = min(policies, key=lambda v: b.t(v, p)) if len(policies) > 1 else None
+        serial = b.by_variant.get("serial", {}).get(1)
+        for v in policies or ["-"]:
+            t1, tp = b.t(v, 1), b.t(v, p)
+            row = OrderedDict()
+            row["benchmark"] = b.name
+            row["locus policy"] = v + (" (fastest)" if v == fastest else "")
+            row["T_S s"] = timed(serial) if serial else "-"
+            row["T_1/T_S"] = fmt(t1 / b.t_s) if (t1 and b.t_s) else "-"
+            row[f"T_1/T_{p}"] = fmt(t1 / tp) if (t1 and tp) else "-"
+            row[f"T_{p} s"] = timed(b.by_variant[v][p]) if tp else "-"
+            row[f"best other T_{p} s"] = (f"{timed(b.by_variant[best[1]][p])} ({best[1]})" if best[0] else "-")
+            row["policy / best other"] = fmt(tp / best[0]) if (tp and best[0]) else "-"
+            row["verified"] = "yes" if b.verified else "NO"
+            rows.append(row)
     return rows
+
+
+def provenance(runs, rows):
+    """One row per run record that a shown cell comes from."""
+    used = sorted({r["_run"] for r in rows if r["_run"] is not None})
+    out = []
+    for i in used:
+        run = runs[i]
+        libs = ", ".join(f"{k} {v}" for k, v in run.get("libraries", {}).items())
+        settings = " ".join(f"{k}={v}" for k, v in run.get("settings", {}).items()) or "none"
+        row = OrderedDict()
+        row["run"] = str(len(out) + 1)
+        row["date (UTC)"] = run.get("time", "?")
+        row["commit"] = run.get("commit", "?")
+        row["compiler and flags"] = f"{run.get('compiler', '?')}; {run.get('build_flags', '?')}"
+        row["CPU"] = f"{run.get('cpu', '?')}, {run.get('cpus', '?')} cpus ({run.get('host', '?')}, {run.get('os', '?')})"
+        row["caches"] = run.get("caches", "?")
+        row["libraries"] = libs or "?"
+        row["reps"] = f"{run.get('reps', '?')} timed + {run.get('warmup', '?')} warm-up per cell, interleaved"
+        row["LOCUS_* settings"] = settings
+        row["cells"] = str(sum(1 for r in rows if r["_run"] == i))
+        out.append(row)
+    return out
+
+
+def anchor(text):
+    """An id for a heading, the same in the HTML and the Markdown."""
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
 
 
 CSS = """
@@ -286,6 +358,7 @@ th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .plots svg { max-width: 360px; height: auto; }
 .note { color: #555; font-size: 13px; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 3px; margin-top: 2em; }
+nav ul { margin: 0.3em 0 1em; } li.toc3 { margin-left: 1.5em; }
 """
 
 
@@ -295,7 +368,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="locus benchmark report")
     args = ap.parse_args()
-    rows = load(args.results)
+    rows, runs = load(args.results)
     if not rows:
         sys.exit("report.py: no results")
     os.makedirs(args.out, exist_ok=True)
@@ -304,15 +377,24 @@ def main():
     for r in rows:
         groups[(r.get("engine", "threaded"), r.get("machine", "?"), r["size"])].append(r)
 
-    md = [f"# {args.title}", ""]
-    page = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(args.title)}</title>"
-            f"<style>{CSS}</style></head><body><h1>{html.escape(args.title)}</h1>"]
+    # Sections in order: (level, title, Markdown lines, HTML parts); the
+    # table of contents is made from them.
+    sections = []
     explain = ("T_S: the serial variant. T_P: median of the timed runs on P workers (min to max shown). "
                "T_1/T_S: spawn overhead. T_1/T_P: scalability. work/sched/idle: time summed over workers, "
                "divided by T_S (NUMA-WS figure 7). W_P/T_1: work inflation (figure 8). Every run was "
                "checked against the serial result.")
-    md += [explain, ""]
-    page.append(f"<p class='note'>{html.escape(explain)}</p>")
+    noisy_cells = [r for r in rows if noisy(r)]
+    noise = (f"{len(noisy_cells)} of {len(rows)} cells are noisy: their slowest timed run took more than "
+             f"{NOISY_SPREAD:g} times their fastest (max/min), so their medians are weak estimates; they are "
+             "marked \"noisy\" wherever their time appears.")
+    prov = provenance(runs, rows)
+    unrecorded = sum(1 for r in rows if r["_run"] is None)
+    prov_note = ("Each run as locus-bench recorded it before its cells." +
+                 (f" {unrecorded} cells come from results written without a run record: their provenance "
+                  "is unknown." if unrecorded else ""))
+    sections.append((2, "Provenance", [prov_note, "", markdown_table(prov), ""],
+                     [f"<p class='note'>{html.escape(prov_note)}</p>", html_table(prov)]))
 
     for (engine, machine, size), group_rows in groups.items():
         if engine == "sim":
@@ -322,21 +404,20 @@ def main():
         else:
             label = "measured on " + machine
         heading = f"{label}, size {size}"
-        md += [f"## {heading}", ""]
-        page.append(f"<h2>{html.escape(heading)}</h2>")
+        sections.append((2, heading, [], []))
         by_bench = defaultdict(list)
         for r in group_rows:
             by_bench[r["benchmark"]].append(r)
         benchmarks = [Benchmark(name, rs) for name, rs in by_bench.items()]
         ov = sim_overview(benchmarks) if engine == "sim" else overview(benchmarks)
-        md += ["### Overview", "", markdown_table(ov), ""]
-        page.append("<h3>Overview</h3>" + html_table(ov))
+        sections.append((3, f"Overview ({'simulated' if engine == 'sim' else 'measured'}, {size})",
+                         [markdown_table(ov), ""], [html_table(ov)]))
         for b in benchmarks:
             slug = f"{engine}-{size}-{b.name}".replace(":", "_").replace("/", "_")
             params = ", ".join(f"{k}={v}" for k, v in b.params.items())
-            md += [f"### {b.name}", "", f"Parameters: {params}. {b.summary}", "", markdown_table(b.table()), ""]
-            page.append(f"<h3>{html.escape(b.name)}</h3><p class='note'>Parameters: {html.escape(params)}. "
-                        f"{html.escape(b.summary)}</p>" + html_table(b.table()))
+            md = [f"Parameters: {params}. {b.summary}", "", markdown_table(b.table()), ""]
+            page = [f"<p class='note'>Parameters: {html.escape(params)}. {html.escape(b.summary)}</p>",
+                    html_table(b.table())]
             plots = [("speedup", plot_speedup(b)), ("times", plot_times(b)), ("breakdown", plot_breakdown(b))]
             page.append("<div class='plots'>")
             for kind, svg in plots:
@@ -349,6 +430,23 @@ def main():
                 page.append(svg)
             page.append("</div>")
             md.append("")
+            sections.append((3, f"{b.name} ({'simulated' if engine == 'sim' else 'measured'}, {size})", md, page))
+
+    md = [f"# {args.title}", "", explain, "", noise, "", "Contents:", ""]
+    page = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(args.title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{html.escape(args.title)}</h1>",
+            f"<p class='note'>{html.escape(explain)}</p>", f"<p class='note'>{html.escape(noise)}</p>",
+            "<nav><b>Contents</b><ul>"]
+    for level, title, _, _ in sections:
+        indent = "  " * (level - 2)
+        md.append(f"{indent}- [{title}](#{anchor(title)})")
+        page.append(f"<li class='toc{level}'><a href='#{anchor(title)}'>{html.escape(title)}</a></li>")
+    md.append("")
+    page.append("</ul></nav>")
+    for level, title, md_body, page_body in sections:
+        md += [f'<a id="{anchor(title)}"></a>', "", f"{'#' * level} {title}", ""] + md_body
+        page.append(f"<h{level} id='{anchor(title)}'>{html.escape(title)}</h{level}>")
+        page += page_body
 
     page.append("</body></html>")
     with open(os.path.join(args.out, "report.md"), "w") as f:

@@ -3,6 +3,7 @@
 // through the same sequence of maps in every implementation (the recursion
 // only depends on the sizes), so the results are identical.
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -43,17 +44,16 @@ const bench::registrar registered{{
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto n = p.get("n", 65'536, 8'388'608, 268'435'456, s,
                            "doubles in the array (full: 2^28 = 2 GB; the paper gives no largest RRM size, 2 GB is "
-                           "its largest for Quicksort and KDTree, Fig. 20b)");
+                           "its largest for Quicksort and KDTree, Fig. 20b)",
+                           {0});
       const double alpha = p.get_real("alpha", 1.0, 1.0, 1.0, s,
-                                      "work ratio: a range splits as 1 : alpha (paper: 1.0; Fig. 19 varies it)");
+                                      "work ratio: a range splits as 1 : alpha (paper: 1.0; Fig. 19 varies it)",
+                                      {0, std::numeric_limits<double>::max()});
       const auto leaf = p.get("leaf", 512, 4096, 4096, s,
-                              "ranges shorter than this are not divided (4096 doubles = the paper's 32 KB)");
-      const auto map_grain = p.get("map_grain", 2048, 16384, 16384, s,
-                                   "a map stops splitting at this many elements (16384 doubles = the paper's 128 KB)");
-      if (n < 0) throw std::invalid_argument("n must not be negative");
-      if (!(alpha > 0.0)) throw std::invalid_argument("alpha must be positive");
-      if (leaf < 2) throw std::invalid_argument("leaf must be at least 2");
-      if (map_grain < 1) throw std::invalid_argument("map_grain must be at least 1");
+                              "ranges shorter than this are not divided (4096 doubles = the paper's 32 KB)", {2});
+      const auto map_grain =
+          p.get("map_grain", 2048, 16384, 16384, s,
+                "a map stops splitting at this many elements (16384 doubles = the paper's 128 KB)", {1});
       return std::make_unique<rrm_instance>(n, rrm::shape{alpha, leaf, map_grain});
     }}};
 

@@ -1,20 +1,24 @@
 // locus-bench: runs benchmarks x implementations x worker counts and writes
-// one JSON object per measured cell to a results file (see --help).
+// one JSON object per measured cell to a results file (see --help), after
+// one "run" record that says where the results come from (provenance.hpp).
 //
 // Measurements are interleaved: each round runs every cell of a benchmark
 // once, so a drift of a shared machine hits every variant alike; the first
 // `--warmup` rounds are not timed. Every run, timed or not, is verified
 // against the serial result; a mismatch is reported and makes the exit code 1.
+//
+// Everything the command line and the LOCUS_* settings say is checked before
+// anything runs; a usage or configuration error is one line on stderr and
+// exit status 2 (tools/program.hpp).
 #include <omp.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,12 +26,17 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "../../tools/program.hpp"
 #include "common/harness.hpp"
 #include "common/json.hpp"
 #include "common/places.hpp"
+#include "core/config.hpp"
+#include "runner/provenance.hpp"
+#include "topology/topology.hpp"
 
 namespace bench {
 void use_deterministic_heap();
@@ -35,9 +44,11 @@ void use_deterministic_heap();
 
 namespace {
 
+using locus_program::setting;
+
 struct options {
   std::vector<std::string> benchmarks;  // empty: all
-  std::vector<std::string> variants;    // empty: all that apply
+  std::vector<bench::variant> variants; // empty: all that apply
   std::vector<int> workers;
   int reps = 5;
   int warmup = 1;
@@ -45,10 +56,11 @@ struct options {
   std::map<std::string, std::string> params;
   std::string out = "results/bench.jsonl";
   bool quiet = false;
-  bool simulate = false;          // --engine sim
-  std::string machine = "host";   // --machine, with --engine sim
-  std::string places;             // --places: LOCUS_PLACES for the locus variants
-  bool pack = false;              // --pack: LOCUS_PACK=1 for the locus variants
+  bool simulate = false;          // --engine sim or LOCUS_ENGINE=sim
+  std::string machine = "host";   // --machine or LOCUS_MACHINE, with the simulator
+  std::string places;             // --places or LOCUS_PLACES, for the locus variants
+  bool pack = false;              // --pack or LOCUS_PACK=1, for the locus variants
+  std::string policy;             // LOCUS_POLICY: the one locus policy run by default
   bool reps_given = false, warmup_given = false;
 };
 
@@ -60,9 +72,13 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : separator) + i;
+  return out;
+}
+
 void usage() {
-  std::string policies;
-  for (const auto& p : locus::available_policies()) policies += (policies.empty() ? "" : ", ") + p;
   const std::string text =
       std::string("usage: locus-bench [options]\n"
       "  --benchmarks a,b,...  benchmarks to run (default: all)\n"
@@ -70,19 +86,26 @@ void usage() {
       "  --workers 1,2,...     worker counts (default: 1 up to the number of cores)\n"
       "  --reps N              timed runs per cell (default 5); --warmup N untimed rounds first (default 1)\n"
       "  --size tiny|quick|full  input sizes (default quick); --full is --size full\n"
-      "  --param key=value     override a benchmark parameter (repeatable)\n"
-      "  --out FILE.jsonl      results file, appended to (default results/bench.jsonl)\n"
+      "  --param key=value     override a benchmark parameter (repeatable; --list shows them and their ranges)\n"
+      "  --out FILE.jsonl      results file, appended to (default results/bench.jsonl); its directory is created\n"
       "  --quiet               no progress lines\n"
       "  --list                list benchmarks and their parameters\n"
       "  --engine threaded|sim run on this machine's threads (default) or on the simulator\n"
       "  --machine NAME|FILE   the simulated machine (with --engine sim; default host)\n"
       "  --list-machines       list the simulator's machine presets\n"
-      "  --places KIND         places of the locus variants (numa, socket, l3, l2, core; LOCUS_PLACES)\n"
-      "  --pack                workers on the fewest places that hold them (LOCUS_PACK=1)\n"
+      "  --places KIND         places of the locus variants (numa, socket, l3, l2, core)\n"
+      "  --pack                workers on the fewest places that hold them\n"
       "  With --engine sim: variants serial and locus:<policy> only; times are simulated;\n"
       "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
+      "\nSettings: LOCUS_WORKERS (one count), LOCUS_ENGINE, LOCUS_MACHINE, LOCUS_PLACES and LOCUS_PACK\n"
+      "stand for --workers, --engine, --machine, --places and --pack when the flag is not given;\n"
+      "LOCUS_POLICY=p runs locus:p as the only locus variant. A flag and its variable that disagree\n"
+      "are an error. Every other LOCUS_* setting applies to the locus variants as documented in\n"
+      "docs/configuration.md; all are checked before anything runs, and the run record of the\n"
+      "results lists them.\n"
+      "Exit status: 0, 1 if a result was wrong, 2 for a bad option or setting.\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
-      policies +
+      join(locus::available_policies(), ", ") +
       "), locus:<policy>+affinity, locus:<policy>+static, tbb, tbb:affinity, omp:static, omp:dynamic,\n"
       "  omp:guided (+affinity, +static, tbb:affinity and the OpenMP schedules other than static only\n"
       "  differ for benchmarks with loops)\n";
@@ -92,70 +115,88 @@ void usage() {
     std::printf("  %-12s %s\n  %-12s   from %s\n", b.name.c_str(), b.description.c_str(), "", b.source.c_str());
 }
 
-locus::runtime_options simulated(const std::string& machine, int workers, const std::string& policy) {
+// Building a tiny instance is how a benchmark declares its parameters.
+bench::params declared_params(const bench::benchmark& b) {
+  bench::params declared;
+  b.make(bench::size_class::tiny, declared);
+  return declared;
+}
+
+// The options of the locus runtime for one cell. Under the simulator the
+// serial variant runs as one task on one simulated worker, so that its time
+// is simulated too.
+locus::runtime_options runtime_options_for(const options& opt, const bench::variant& v, int workers) {
   locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = machine;
+  if (opt.simulate) {
+    o.engine = "sim";
+    o.machine = opt.machine;
+  }
+  if (v.kind == bench::impl::serial) {
+    o.workers = 1;
+    return o;
+  }
   o.workers = workers;
-  o.policy = policy;
+  o.policy = v.policy;
+  if (!opt.places.empty()) o.places = opt.places;
+  if (opt.pack) o.pack = 1;
   return o;
 }
 
-// The simulated machine's core count (starting a pool on it checks the name).
-int simulated_cores(const std::string& machine) {
-  locus::runtime probe(simulated(machine, 0, ""));
-  return locus::num_workers();
+bench::variant checked_variant(const std::string& text, const options& o) {
+  const bench::variant v = bench::parse_variant(text);
+  if (o.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial)
+    throw std::invalid_argument("--variants " + v.name + ": the simulator runs serial and locus:<policy> only");
+  if (v.kind == bench::impl::locus) {
+    const auto policies = locus::available_policies();
+    if (std::find(policies.begin(), policies.end(), v.policy) == policies.end())
+      throw std::invalid_argument("--variants " + v.name + ": unknown locus policy; accepted: locus:" +
+                                  join(policies, ", locus:"));
+    if (!o.policy.empty() && v.policy != o.policy)
+      throw std::invalid_argument("--variants " + v.name + " conflicts with LOCUS_POLICY=\"" + o.policy +
+                                  "\": give one of them (unset the variable or drop the variant)");
+  }
+  return v;
 }
 
 options parse(int argc, char** argv) {
+  using locus_program::flag_or_env;
+  using locus_program::parse_integer;
   options o;
+  std::optional<std::string> workers_flag, engine_flag, machine_flag, places_flag;
+  std::vector<std::string> variant_names;
+  bool pack_flag = false;
   auto need = [&](int& i) -> std::string {
-    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value (see --help)");
     return argv[++i];
-  };
-  auto positive = [](const std::string& flag, const std::string& v) {
-    const int n = std::atoi(v.c_str());
-    if (n < 0 || std::to_string(n) != v) throw std::invalid_argument(flag + " " + v + ": expected a whole number");
-    return n;
   };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--benchmarks") o.benchmarks = split(need(i));
-    else if (a == "--variants") o.variants = split(need(i));
-    else if (a == "--workers") {
-      for (const auto& w : split(need(i))) {
-        const int n = positive("--workers", w);
-        if (n < 1) throw std::invalid_argument("--workers " + w + ": expected counts of at least 1");
-        o.workers.push_back(n);
-      }
-    } else if (a == "--reps") {
-      o.reps = positive("--reps", need(i));
-      if (o.reps < 1) throw std::invalid_argument("--reps must be at least 1");
+    else if (a == "--variants") variant_names = split(need(i));
+    else if (a == "--workers") workers_flag = need(i);
+    else if (a == "--reps") {
+      o.reps = static_cast<int>(parse_integer({a, need(i)}, 1, 1'000'000, "timed runs per cell"));
       o.reps_given = true;
     } else if (a == "--warmup") {
-      o.warmup = positive("--warmup", need(i));
+      o.warmup = static_cast<int>(parse_integer({a, need(i)}, 0, 1'000'000, "untimed rounds"));
       o.warmup_given = true;
-    }
-    else if (a == "--size") {
-      const std::string s = need(i);
-      if (s == "tiny") o.size = bench::size_class::tiny;
-      else if (s == "quick") o.size = bench::size_class::quick;
-      else if (s == "full") o.size = bench::size_class::full;
-      else throw std::invalid_argument("--size " + s + ": accepted are tiny, quick, full");
+    } else if (a == "--size") {
+      const setting s{a, need(i)};
+      if (s.value == "tiny") o.size = bench::size_class::tiny;
+      else if (s.value == "quick") o.size = bench::size_class::quick;
+      else if (s.value == "full") o.size = bench::size_class::full;
+      else s.reject("accepted are tiny, quick, full");
     } else if (a == "--full") o.size = bench::size_class::full;
     else if (a == "--param") {
-      const std::string kv = need(i);
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--param " + kv + ": expected key=value");
-      o.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+      const setting kv{a, need(i)};
+      const auto eq = kv.value.find('=');
+      if (eq == std::string::npos || eq == 0) kv.reject("expected key=value (--list shows the keys)");
+      o.params[kv.value.substr(0, eq)] = kv.value.substr(eq + 1);
     } else if (a == "--out") o.out = need(i);
-    else if (a == "--engine") {
-      const std::string e = need(i);
-      if (e != "threaded" && e != "sim") throw std::invalid_argument("--engine " + e + ": accepted are threaded, sim");
-      o.simulate = e == "sim";
-    } else if (a == "--machine") o.machine = need(i);
-    else if (a == "--places") o.places = need(i);
-    else if (a == "--pack") o.pack = true;
+    else if (a == "--engine") engine_flag = need(i);
+    else if (a == "--machine") machine_flag = need(i);
+    else if (a == "--places") places_flag = need(i);
+    else if (a == "--pack") pack_flag = true;
     else if (a == "--list-machines") {
       for (const auto& m : locus::available_machines()) std::printf("%-24s %s\n", m.name.c_str(), m.summary.c_str());
       std::exit(0);
@@ -165,34 +206,106 @@ options parse(int argc, char** argv) {
       usage();
       std::exit(0);
     } else if (a == "--list") {
-      // Building a tiny instance is how a benchmark declares its parameters.
       for (auto& b : bench::registry()) {
         std::printf("%s%s\n", b.name.c_str(), b.uses_loops ? " (loops)" : "");
-        bench::params declared;
-        b.make(bench::size_class::tiny, declared);
-        for (const auto& [k, meaning] : declared.meanings()) std::printf("  %-12s %s\n", k.c_str(), meaning.c_str());
+        const bench::params declared = declared_params(b);
+        for (const auto& [k, meaning] : declared.meanings())
+          std::printf("  %-12s %s; %s\n", k.c_str(), meaning.c_str(), declared.ranges().at(k).c_str());
       }
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + a + " (see --help)");
   }
+
+  // The settings locus-bench sets per cell: a flag, else its variable.
+  if (const auto e = flag_or_env("--engine", engine_flag, "LOCUS_ENGINE")) {
+    if (e->value != "threaded" && e->value != "sim") e->reject("accepted are threaded, sim");
+    o.simulate = e->value == "sim";
+  }
+  if (const auto m = flag_or_env("--machine", machine_flag, "LOCUS_MACHINE")) {
+    if (!o.simulate) m->reject("a simulated machine needs the simulator: add --engine sim");
+    locus_program::check_machine(*m);
+    o.machine = m->value;
+  }
+  if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS")) {
+    // The flag is a list; the variable is one count, as for every program.
+    const auto counts = w->name == "--workers" ? split(w->value) : std::vector<std::string>{w->value};
+    for (const auto& count : counts)
+      o.workers.push_back(static_cast<int>(
+          parse_integer({w->name, count}, 1, locus_program::max_workers, "the number of workers")));
+    if (o.workers.empty()) w->reject("expected worker counts separated by commas, e.g. 1,2");
+  }
+  if (const auto p = flag_or_env("--places", places_flag, "LOCUS_PLACES")) {
+    locus::detail::parse_place_kind(p->value, p->name);
+    o.places = p->value;
+  }
+  if (const auto env = locus_program::from_env("LOCUS_PACK")) {
+    const bool packed = parse_integer(*env, 0, 1, "1 to pack the workers or 0 to spread them") == 1;
+    if (pack_flag && !packed)
+      throw std::invalid_argument("--pack conflicts with " + env->quoted() +
+                                  ": give one of them (unset the variable or drop the flag)");
+    pack_flag = packed;
+  }
+  o.pack = pack_flag;
+  if (const auto p = locus_program::from_env("LOCUS_POLICY")) {
+    const auto policies = locus::available_policies();
+    if (std::find(policies.begin(), policies.end(), p->value) == policies.end())
+      p->reject("unknown scheduling policy; accepted: " + join(policies, ", "));
+    o.policy = p->value;
+  }
+  for (const auto& name : variant_names) o.variants.push_back(checked_variant(name, o));
+
   if (o.simulate) {
     // A simulated run repeats exactly: one timed run, no warm-up.
     if (!o.reps_given) o.reps = 1;
     if (!o.warmup_given) o.warmup = 0;
-    if (o.workers.empty()) o.workers = {1, simulated_cores(o.machine)};
-  } else if (o.machine != "host") {
-    throw std::invalid_argument("--machine " + o.machine + " needs --engine sim");
   }
-  if (o.workers.empty())
-    for (unsigned p = 1; p <= std::max(1u, std::thread::hardware_concurrency()); ++p) o.workers.push_back(static_cast<int>(p));
+  // Every other LOCUS_* setting, checked as the runtime will read it (and,
+  // under the simulator, the machine's core count for the default workers).
+  const int most = o.workers.empty() ? 1 : *std::max_element(o.workers.begin(), o.workers.end());
+  const auto cfg = locus::detail::resolve_settings(
+      runtime_options_for(o, bench::parse_variant("locus:" + (o.policy.empty() ? "ws" : o.policy)), most));
+  if (o.workers.empty()) {
+    if (o.simulate) o.workers = {1, cfg.topo.num_cores()};
+    else
+      for (unsigned p = 1; p <= std::max(1u, std::thread::hardware_concurrency()); ++p)
+        o.workers.push_back(static_cast<int>(p));
+  }
   return o;
+}
+
+// Checks every --param against the ranges the chosen benchmarks declare,
+// before anything runs; a key none of them reads is a typo.
+void check_params(const options& opt, const std::vector<const bench::benchmark*>& chosen) {
+  std::map<std::string, bool> read;
+  for (const auto* b : chosen) {
+    const bench::params declared = declared_params(*b);
+    for (const auto& [key, value] : opt.params)
+      if (declared.meanings().count(key)) {
+        read[key] = true;
+        try {
+          declared.check(key, value);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(b->name + ": " + e.what());
+        }
+      }
+  }
+  for (const auto& [key, value] : opt.params)
+    if (!read.count(key)) {
+      std::vector<std::string> names;
+      for (const auto* b : chosen) names.push_back(b->name);
+      throw std::invalid_argument("--param " + key + "=" + value + ": not a parameter of " + join(names, ", ") +
+                                  " (--list shows each benchmark's parameters)");
+    }
 }
 
 // The variants that apply to a benchmark when none were named: for a
 // benchmark without loops, partitioners and schedules make no difference.
-std::vector<bench::variant> default_variants(const bench::benchmark& b, bool simulate) {
+// LOCUS_POLICY, when set, is the one locus policy.
+std::vector<bench::variant> default_variants(const bench::benchmark& b, const options& opt) {
+  const bool simulate = opt.simulate;
   std::vector<std::string> names = {"serial"};
   for (const auto& p : locus::available_policies()) {
+    if (!opt.policy.empty() && p != opt.policy) continue;
     names.push_back("locus:" + p);
     if (b.uses_loops) names.push_back("locus:" + p + "+affinity");
   }
@@ -214,26 +327,18 @@ std::vector<bench::variant> default_variants(const bench::benchmark& b, bool sim
 }
 
 // Sets up an implementation for one run and runs a function inside it.
-// Under the simulator the serial variant runs as one task on one simulated
-// worker, so that its time is simulated too.
 class environment {
  public:
   environment(const bench::variant& v, int workers, const options& opt) : v_(v), simulate_(opt.simulate) {
     switch (v.kind) {
       case bench::impl::serial:
-        if (simulate_) locus_ = std::make_unique<locus::runtime>(simulated(opt.machine, 1, ""));
+        if (simulate_) locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, 1));
         break;
-      case bench::impl::locus: {
-        locus::runtime_options o = simulate_ ? simulated(opt.machine, workers, v.policy) : locus::runtime_options{};
-        o.workers = workers;
-        o.policy = v.policy;
-        if (!opt.places.empty()) o.places = opt.places;
-        if (opt.pack) o.pack = 1;
-        locus_ = std::make_unique<locus::runtime>(o);
+      case bench::impl::locus:
+        locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, workers));
         bench::g_place_data = true;  // prepare() moves block p of the data to place p
         bench::locus_backend::loops = v.loops;
         break;
-      }
       case bench::impl::tbb:
         control_ = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                          static_cast<std::size_t>(workers));
@@ -280,89 +385,84 @@ struct cell {
   std::size_t block_bytes = 0;   // the simulator's unit of memory access
 };
 
-std::string machine_name() {
-  char host[256] = "?";
-  gethostname(host, sizeof host);
-  std::string cpu = "?";
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  return std::string(host) + " (" + std::to_string(std::thread::hardware_concurrency()) + " cpus, " + cpu + ")";
-}
-
-std::string now_iso() {
-  char buf[64];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  options opt;
-  try {
-    opt = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "locus-bench: %s\n", e.what());
-    return 2;
+// The results file, appended to; its directory is created if missing.
+std::ofstream open_results(const std::string& path) {
+  const std::filesystem::path file(path);
+  if (file.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    if (ec)
+      throw std::invalid_argument("--out " + path + ": cannot create the directory " + file.parent_path().string() +
+                                  ": " + ec.message());
   }
-  if (opt.simulate) bench::use_deterministic_heap();  // large_blocks.cpp
+  std::ofstream out(path, std::ios::app);
+  if (!out)
+    throw std::invalid_argument("--out " + path + ": cannot open this file for appending: " + std::strerror(errno));
+  return out;
+}
 
-  // Resolve benchmarks and variants before running anything.
+// The run record: provenance, then what the command line and the settings
+// chose.
+std::string run_record(const options& opt, const std::vector<const bench::benchmark*>& chosen) {
+  json::object o = bench::provenance();
+  auto list = [](const std::vector<std::string>& items) {
+    std::string raw;
+    for (const auto& i : items) raw += (raw.empty() ? "" : ",") + json::quote(i);
+    return "[" + raw + "]";
+  };
+  std::vector<std::string> names, variants, workers;
+  for (const auto* b : chosen) names.push_back(b->name);
+  for (const auto& v : opt.variants) variants.push_back(v.name);
+  for (int w : opt.workers) workers.push_back(std::to_string(w));
+  json::object params;
+  for (const auto& [k, v] : opt.params) params.add(k, v);
+  o.add("size", bench::to_string(opt.size))
+      .add("reps", opt.reps)
+      .add("warmup", opt.warmup)
+      .add("engine", opt.simulate ? "sim" : "threaded")
+      .add("machine", opt.simulate ? opt.machine : bench::machine_name())
+      .add_raw("benchmarks", list(names))
+      .add_raw("variants", opt.variants.empty() ? "\"all that apply\"" : list(variants))
+      .add_raw("workers", "[" + join(workers, ",") + "]")
+      .add_raw("params", params.str());
+  return o.str();
+}
+
+int run(int argc, char** argv) {
+  const options opt = parse(argc, argv);
+
+  // Resolve and check everything before running anything.
   std::vector<const bench::benchmark*> chosen;
   for (const auto& b : bench::registry())
     if (opt.benchmarks.empty() || std::find(opt.benchmarks.begin(), opt.benchmarks.end(), b.name) != opt.benchmarks.end())
       chosen.push_back(&b);
   for (const auto& name : opt.benchmarks)
     if (std::none_of(chosen.begin(), chosen.end(), [&](const auto* b) { return b->name == name; })) {
-      std::string known;
-      for (const auto& b : bench::registry()) known += " " + b.name;
-      std::fprintf(stderr, "locus-bench: unknown benchmark \"%s\"; known:%s\n", name.c_str(), known.c_str());
-      return 2;
+      std::vector<std::string> known;
+      for (const auto& b : bench::registry()) known.push_back(b.name);
+      throw std::invalid_argument("--benchmarks " + name + ": unknown benchmark; known: " + join(known, ", "));
     }
-  std::vector<bench::variant> named;
-  try {
-    for (const auto& v : opt.variants) named.push_back(bench::parse_variant(v));
-    for (const auto& v : named) {
-      if (opt.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial)
-        throw std::invalid_argument("variant \"" + v.name + "\": the simulator runs serial and locus:<policy> only");
-      if (v.kind != bench::impl::locus) continue;
-      const auto policies = locus::available_policies();
-      if (std::find(policies.begin(), policies.end(), v.policy) == policies.end()) {
-        std::string accepted;
-        for (const auto& p : policies) accepted += " locus:" + p;
-        throw std::invalid_argument("variant \"" + v.name + "\": unknown locus policy; accepted:" + accepted);
-      }
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "locus-bench: %s\n", e.what());
-    return 2;
-  }
-
-  if (const auto slash = opt.out.rfind('/'); slash != std::string::npos)
-    std::system(("mkdir -p '" + opt.out.substr(0, slash) + "'").c_str());
-  std::ofstream out(opt.out, std::ios::app);
-  if (!out) {
-    std::fprintf(stderr, "locus-bench: cannot write %s\n", opt.out.c_str());
-    return 2;
-  }
-  const std::string machine = machine_name();
+  check_params(opt, chosen);
+  std::ofstream out = open_results(opt.out);
+  out << run_record(opt, chosen) << '\n';
+  const auto& named = opt.variants;
+  const std::string machine = bench::machine_name();
   bool all_verified = true;
   std::size_t done_cells = 0, total_cells = 0;
   for (const auto* b : chosen) {
-    const auto vs = named.empty() ? default_variants(*b, opt.simulate) : named;
+    const auto vs = named.empty() ? default_variants(*b, opt) : named;
     for (const auto& v : vs) total_cells += v.kind == bench::impl::serial ? 1 : opt.workers.size();
   }
+  // The simulator's heap from here on (large_blocks.cpp), and not before:
+  // then what the benchmarks allocate does not depend on what the setup
+  // above allocated (the length of --out, the host's name, the run record).
+  if (opt.simulate) bench::use_deterministic_heap();
 
   for (const auto* b : chosen) {
     bench::params p(opt.params);
@@ -370,11 +470,12 @@ int main(int argc, char** argv) {
     try {
       inst = b->make(opt.size, p);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "locus-bench: %s: %s\n", b->name.c_str(), e.what());
-      return 2;
+      // Parameters that do not go together, or too little memory for this
+      // size: one line and exit status 2, as for any bad parameter.
+      throw std::invalid_argument(b->name + ": " + e.what());
     }
     std::vector<cell> cells;
-    for (const auto& v : named.empty() ? default_variants(*b, opt.simulate) : named) {
+    for (const auto& v : named.empty() ? default_variants(*b, opt) : named) {
       if (v.kind == bench::impl::serial) cells.push_back({v, 1, {}});
       else
         for (int w : opt.workers) cells.push_back({v, w, {}});
@@ -440,7 +541,7 @@ int main(int argc, char** argv) {
           .add("engine", opt.simulate ? "sim" : "threaded")
           .add("placement", (opt.places.empty() ? std::string("default") : opt.places) + (opt.pack ? ", packed" : ""))
           .add("machine", opt.simulate ? opt.machine : machine)
-          .add("time", now_iso())
+          .add("time", bench::now_iso())
           .add("summary", c.summary)
           .add("uses_loops", b->uses_loops);
       if (!c.verified) o.add("failure", c.failure);
@@ -477,4 +578,10 @@ int main(int argc, char** argv) {
   }
   if (!opt.quiet) std::fprintf(stderr, "results appended to %s\n", opt.out.c_str());
   return all_verified ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return locus_program::run("locus-bench", [&] { return run(argc, argv); });
 }

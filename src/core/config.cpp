@@ -206,8 +206,13 @@ settings resolve_settings(const runtime_options& o) {
                               "error (a place hint outside 0..num_places()-1 throws at the spawn) or wrap "
                               "(it is taken modulo num_places())");
 
-  s.stats_at_exit = env("LOCUS_STATS");
-  if (s.stats_at_exit == "0") s.stats_at_exit.clear();
+  const std::string stats = env("LOCUS_STATS");
+  if (stats == "1" || stats == "summary") s.stats_at_exit = "summary";
+  else if (stats == "json" || (stats.rfind("json:", 0) == 0 && stats.size() > 5)) s.stats_at_exit = stats;
+  else if (!stats.empty() && stats != "0")
+    reject("LOCUS_STATS", stats,
+           "expected 0 (off), 1 or summary (a table on stderr when the pool stops), json (one JSON object on "
+           "stderr) or json:FILE (the JSON object written to FILE)");
   return s;
 }
 

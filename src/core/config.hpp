@@ -56,7 +56,7 @@ struct settings {
   std::vector<double> steal_weights = {8, 2, 1};  // numa-ws victim weights by distance rank
   int push_threshold = 4;                         // numa-ws
   bool wrap_hints = false;       // LOCUS_HINT_RANGE=wrap: out-of-range places taken modulo
-  std::string stats_at_exit;  // LOCUS_STATS: "" (off), "1"/"summary", "json", or a file path
+  std::string stats_at_exit;  // LOCUS_STATS: "" (off), "summary", "json" (stderr) or "json:FILE"
 };
 
 settings resolve_settings(const runtime_options& options);

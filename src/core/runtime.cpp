@@ -26,12 +26,12 @@ thread_local worker* t_worker = nullptr;
 void report_stats_at_exit(const settings& cfg) {
   if (cfg.stats_at_exit.empty()) return;
   const stats s = get_stats();
-  if (cfg.stats_at_exit == "1" || cfg.stats_at_exit == "summary") {
+  if (cfg.stats_at_exit == "summary") {
     std::fputs(s.summary().c_str(), stderr);
   } else if (cfg.stats_at_exit == "json") {
     std::fprintf(stderr, "%s\n", s.to_json().c_str());
-  } else {
-    std::ofstream out(cfg.stats_at_exit);
+  } else {  // json:FILE
+    std::ofstream out(cfg.stats_at_exit.substr(5));
     if (out) out << s.to_json() << '\n';
     else std::fprintf(stderr, "locus: LOCUS_STATS=\"%s\": cannot write this file\n", cfg.stats_at_exit.c_str());
   }
