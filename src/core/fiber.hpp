@@ -20,6 +20,7 @@
 
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct fiber {
   std::size_t mapping_bytes = 0;
   std::size_t guard_bytes = 0;
   void* tsan_fiber = nullptr;
+  std::uint32_t tsan_runs = 0;  // runs since tsan_fiber was created (fiber.cpp)
   void* asan_fake_stack = nullptr;
   bool is_thread_stack = false;  // a worker thread's own stack, never pooled
   bool ctx_stale = false;        // finished; ctx must be reset before a switch to it
