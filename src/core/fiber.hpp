@@ -29,6 +29,7 @@
 namespace locus::detail {
 
 struct switch_msg;
+struct frame;
 using transfer = boost::context::detail::transfer_t;
 // Where a fresh fiber starts; it must begin with arrive_at_entry(t).
 using fiber_start_fn = void (*)(transfer);
@@ -61,11 +62,21 @@ struct switch_msg {
     release_from,   // `from` is finished: reset it and return it to the pool
     start_child,    // work-first spawn: `from` is the parent (payload: spawn_request)
     suspend_from,   // `from` waits at a join (payload: the join; see join.cpp)
+    park_from,      // `from` waits on something else (payload: a park_request)
     none,           // nothing to do (first switch into a worker's loop)
   };
   kind what = kind::none;
   fiber* from = nullptr;
   void* payload = nullptr;
+};
+
+// A fiber that waits for something other than a join (a locus::mutex):
+// finish() runs on the fresh fiber once `from`'s context is saved, queues
+// `from` wherever it waits, and returns its continuation if it may resume at
+// once (else nullptr). The request lives on `from`'s stack: once `from` is
+// queued, another worker may resume it and the request is gone.
+struct park_request {
+  frame* (*finish)(park_request& req, fiber* from);
 };
 
 // Creates a fiber whose stack holds `stack_bytes` usable bytes (rounded up to
