@@ -37,6 +37,12 @@ void start_context(fiber* f) { f->ctx = bctx::make_fcontext(f->stack_top(), f->s
 
 }  // namespace
 
+switch_msg* keep_past_switch(const switch_msg& msg) noexcept {
+  static thread_local switch_msg slot;
+  slot = msg;
+  return &slot;
+}
+
 [[gnu::noinline]] fiber* running_fiber() noexcept { return t_running; }
 [[gnu::noinline]] void set_running_fiber(fiber* f) noexcept { t_running = f; }
 

@@ -98,6 +98,10 @@ fiber* thread_stack_fiber();
 fiber* running_fiber() noexcept;
 void set_running_fiber(fiber* f) noexcept;
 
+// A copy of msg in this thread's slot, read by the fiber switched to
+// before any other switch on this thread (ASan builds only).
+switch_msg* keep_past_switch(const switch_msg& msg) noexcept;
+
 // What the fiber we arrive on does first: record where the fiber we came
 // from stopped, and finish the sanitizer bookkeeping.
 inline switch_msg* arrive(transfer t) noexcept;
@@ -119,6 +123,10 @@ inline void enter_fiber(fiber* left, fiber* to) noexcept {
 // other fiber's call sites).
 inline switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) noexcept {
   msg->from = from;
+  // The message may be on the finished fiber's ASan fake stack, which the
+  // switch destroys: hand over a copy that outlives it.
+  if constexpr (sanitizers::address_sanitizer)
+    if (from_finished) msg = keep_past_switch(*msg);
   enter_fiber(from_finished ? nullptr : from, to);
   return arrive(boost::context::detail::jump_fcontext(to->ctx, msg));
 }
