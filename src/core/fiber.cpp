@@ -26,7 +26,9 @@ constexpr std::size_t guard_region_bytes = 1024 * 1024;
 // See reset_fiber.
 constexpr std::uint32_t tsan_runs_per_context = 4096;
 
-thread_local fiber* t_running = nullptr;
+// Read by the fault handler (stack_guard.cpp): initial-exec, so that even
+// a first access from a signal handler in a shared library allocates nothing.
+[[gnu::tls_model("initial-exec")]] thread_local fiber* t_running = nullptr;
 
 std::size_t page_size() {
   static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
