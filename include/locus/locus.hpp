@@ -6,6 +6,7 @@
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"
 #include "locus/memory.hpp"
+#include "locus/mutex.hpp"
 #include "locus/parallel.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"

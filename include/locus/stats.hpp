@@ -21,7 +21,7 @@ struct worker_stats {
   std::uint64_t spawns = 0;          // task_group spawns and fork_join forks
   std::uint64_t steal_attempts = 0;
   std::uint64_t steals = 0;          // successful steals
-  std::uint64_t suspends = 0;        // frames suspended at a sync or join
+  std::uint64_t suspends = 0;        // frames suspended at a sync, a join or a locus::mutex
   std::uint64_t resumes = 0;         // suspended frames resumed
   std::uint64_t sleeps = 0;          // times the worker went to sleep
   std::uint64_t mailbox_hits = 0;    // frames taken from a mailbox (policies)

@@ -20,6 +20,7 @@
 
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -28,6 +29,7 @@
 namespace locus::detail {
 
 struct switch_msg;
+struct frame;
 using transfer = boost::context::detail::transfer_t;
 // Where a fresh fiber starts; it must begin with arrive_at_entry(t).
 using fiber_start_fn = void (*)(transfer);
@@ -38,6 +40,7 @@ struct fiber {
   std::size_t mapping_bytes = 0;
   std::size_t guard_bytes = 0;
   void* tsan_fiber = nullptr;
+  std::uint32_t tsan_runs = 0;  // runs since tsan_fiber was created (fiber.cpp)
   void* asan_fake_stack = nullptr;
   bool is_thread_stack = false;  // a worker thread's own stack, never pooled
   bool ctx_stale = false;        // finished; ctx must be reset before a switch to it
@@ -59,11 +62,21 @@ struct switch_msg {
     release_from,   // `from` is finished: reset it and return it to the pool
     start_child,    // work-first spawn: `from` is the parent (payload: spawn_request)
     suspend_from,   // `from` waits at a join (payload: the join; see join.cpp)
+    park_from,      // `from` waits on something else (payload: a park_request)
     none,           // nothing to do (first switch into a worker's loop)
   };
   kind what = kind::none;
   fiber* from = nullptr;
   void* payload = nullptr;
+};
+
+// A fiber that waits for something other than a join (a locus::mutex):
+// finish() runs on the fresh fiber once `from`'s context is saved, queues
+// `from` wherever it waits, and returns its continuation if it may resume at
+// once (else nullptr). The request lives on `from`'s stack: once `from` is
+// queued, another worker may resume it and the request is gone.
+struct park_request {
+  frame* (*finish)(park_request& req, fiber* from);
 };
 
 // Creates a fiber whose stack holds `stack_bytes` usable bytes (rounded up to
@@ -84,6 +97,10 @@ fiber* thread_stack_fiber();
 // not be reused after it.
 fiber* running_fiber() noexcept;
 void set_running_fiber(fiber* f) noexcept;
+
+// A copy of msg in this thread's slot, read by the fiber switched to
+// before any other switch on this thread (ASan builds only).
+switch_msg* keep_past_switch(const switch_msg& msg) noexcept;
 
 // What the fiber we arrive on does first: record where the fiber we came
 // from stopped, and finish the sanitizer bookkeeping.
@@ -106,6 +123,10 @@ inline void enter_fiber(fiber* left, fiber* to) noexcept {
 // other fiber's call sites).
 inline switch_msg* switch_fiber(fiber* from, fiber* to, switch_msg* msg, bool from_finished) noexcept {
   msg->from = from;
+  // The message may be on the finished fiber's ASan fake stack, which the
+  // switch destroys: hand over a copy that outlives it.
+  if constexpr (sanitizers::address_sanitizer)
+    if (from_finished) msg = keep_past_switch(*msg);
   enter_fiber(from_finished ? nullptr : from, to);
   return arrive(boost::context::detail::jump_fcontext(to->ctx, msg));
 }

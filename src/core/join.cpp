@@ -188,6 +188,11 @@ void fiber_main(transfer t) {
     case switch_msg::kind::suspend_from:
       ready = finish_suspension(*msg);
       break;
+    case switch_msg::kind::park_from: {
+      auto& req = *static_cast<park_request*>(msg->payload);
+      ready = req.finish(req, msg->from);
+      break;
+    }
     case switch_msg::kind::release_from:
       this_worker().fibers.give(msg->from);
       break;

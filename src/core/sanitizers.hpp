@@ -29,6 +29,12 @@
 
 namespace locus::detail::sanitizers {
 
+#ifdef LOCUS_ASAN
+inline constexpr bool address_sanitizer = true;
+#else
+inline constexpr bool address_sanitizer = false;
+#endif
+
 #ifdef LOCUS_TSAN
 inline constexpr bool thread_sanitizer = true;
 #else
@@ -57,7 +63,11 @@ inline void* current_fiber() {
 #endif
 }
 
-// Before jumping: `fake_stack_save` is null when the fiber we leave is done.
+// Before jumping: `fake_stack_save` is null when the fiber we leave is done;
+// ASan then destroys that fiber's fake stack (where it keeps the frames of
+// functions whose locals' addresses escape, with detect_stack_use_after_return)
+// at once, before the jump: nothing the next fiber reads may live there
+// (see switch_fiber).
 inline void start_switch([[maybe_unused]] void** fake_stack_save, [[maybe_unused]] const void* to_bottom,
                          [[maybe_unused]] std::size_t to_size, [[maybe_unused]] void* to_tsan) {
 #ifdef LOCUS_ASAN
