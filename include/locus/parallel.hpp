@@ -244,103 +244,99 @@ T partitioned_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const
   return total;
 }
 
+// [begin, end) as 64-bit bounds; an empty or reversed range runs nothing.
+struct bounds {
+  std::int64_t lo, hi;
+  bool empty() const { return hi <= lo; }
+};
+template <class Index>
+bounds range_of(Index begin, Index end) {
+  static_assert(std::is_integral_v<Index>, "locus::parallel_for and parallel_reduce take an integer range");
+  return {static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)};
+}
+template <class T, class Body>
+constexpr void check_reduce_body() {
+  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
+                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+}
+
 }  // namespace detail_loop
 
 // With a grain: halves down to pieces of at most `grain` iterations.
 template <class Index, class Body>
 void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
+  const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return;
-  detail_loop::split_for(lo, hi, grain, body);
+  if (r.empty()) return;
+  detail_loop::split_for(r.lo, r.hi, grain, body);
 }
 
 // Automatic: lazy binary splitting.
 template <class Index, class Body>
   requires(!std::is_integral_v<std::remove_cvref_t<Body>>)
 void parallel_for(Index begin, Index end, Body&& body) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return;
-  detail_loop::lazy_for(lo, hi, detail_loop::auto_chunk(hi - lo), body);
+  const auto r = detail_loop::range_of(begin, end);
+  if (r.empty()) return;
+  detail_loop::lazy_for(r.lo, r.hi, detail_loop::auto_chunk(r.hi - r.lo), body);
 }
 
 // With a partition: static_partition or a loop_affinity (partition.hpp).
 template <class Index, class Body, class Part>
   requires detail_loop::is_partition_v<Part>
 void parallel_for(Index begin, Index end, Body&& body, Part&& part) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return;
-  detail_loop::partitioned_for(lo, hi, 0, body, part);
+  const auto r = detail_loop::range_of(begin, end);
+  if (r.empty()) return;
+  detail_loop::partitioned_for(r.lo, r.hi, 0, body, part);
 }
 
 // A loop_affinity with a grain: sub-ranges of at least `grain` iterations,
 // split inside down to `grain`.
 template <class Index, class Body>
 void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, loop_affinity& affinity) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_for takes an integer range");
+  const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return;
-  detail_loop::partitioned_for(lo, hi, grain, body, affinity);
+  if (r.empty()) return;
+  detail_loop::partitioned_for(r.lo, r.hi, grain, body, affinity);
 }
 
 template <class Index, class T, class Body, class Combine>
   requires(!detail_loop::is_partition_v<Combine>)
 T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
-  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
-                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
   detail_loop::check_grain(grain, "locus::parallel_reduce");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return identity;
-  return detail_loop::split_reduce(lo, hi, grain, identity, body, combine);
+  if (r.empty()) return identity;
+  return detail_loop::split_reduce(r.lo, r.hi, grain, identity, body, combine);
 }
 
 // Automatic: lazy binary splitting.
 template <class Index, class T, class Body, class Combine>
 T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
-  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
-                "locus::parallel_reduce body must be T(lo, hi, T acc)");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return identity;
-  return detail_loop::lazy_reduce(lo, hi, detail_loop::auto_chunk(hi - lo), identity, body, combine);
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
+  if (r.empty()) return identity;
+  return detail_loop::lazy_reduce(r.lo, r.hi, detail_loop::auto_chunk(r.hi - r.lo), identity, body, combine);
 }
 
 // A loop_affinity with a grain, as for parallel_for.
 template <class Index, class T, class Body, class Combine>
 T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
                   loop_affinity& affinity) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
-  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
-                "locus::parallel_reduce body must be T(lo, hi, T acc)");
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
   detail_loop::check_grain(grain, "locus::parallel_reduce");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return identity;
-  return detail_loop::partitioned_reduce(lo, hi, grain, identity, body, combine, affinity);
+  if (r.empty()) return identity;
+  return detail_loop::partitioned_reduce(r.lo, r.hi, grain, identity, body, combine, affinity);
 }
 
 // With a partition: static_partition or a loop_affinity (partition.hpp).
 template <class Index, class T, class Body, class Combine, class Part>
   requires detail_loop::is_partition_v<Part>
 T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine, Part&& part) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_reduce takes an integer range");
-  static_assert(std::is_invocable_r_v<T, Body&, std::int64_t, std::int64_t, T>,
-                "locus::parallel_reduce body must be T(lo, hi, T acc)");
-  const auto lo = static_cast<std::int64_t>(begin);
-  const auto hi = static_cast<std::int64_t>(end);
-  if (hi <= lo) return identity;
-  return detail_loop::partitioned_reduce(lo, hi, 0, identity, body, combine, part);
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
+  if (r.empty()) return identity;
+  return detail_loop::partitioned_reduce(r.lo, r.hi, 0, identity, body, combine, part);
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS
