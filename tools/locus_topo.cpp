@@ -15,7 +15,7 @@
 #include <locus/errors.hpp>
 
 #include "core/config.hpp"
-#include "policy/numa_ws.hpp"
+#include "policy/numa_ws/numa_ws.hpp"
 #include "topology/topology.hpp"
 
 namespace {
@@ -132,7 +132,7 @@ int run(const options& opts) {
   const topo::placement placement = topo::make_placement(machine, kind, workers, host_cpus);
   const std::vector<double> weights =
       opts.steal_weights ? topo::parse_steal_weights(opts.steal_weights_setting, *opts.steal_weights)
-                         : topo::settings{}.steal_weights;
+                         : topo::parse_steal_weights("steal_weights", topo::default_steal_weights);
   // numa-ws (section III-B): where a thief at each place looks for work.
   std::vector<std::vector<double>> steal(static_cast<std::size_t>(placement.num_places));
   for (int p = 0; p < placement.num_places; ++p)

@@ -12,7 +12,8 @@
 #include "core/fiber.hpp"
 #include "core/worker.hpp"
 #include "engine/engine.hpp"
-#include "policy/policy.hpp"
+#include "locus/stats.hpp"
+#include "policy/registry.hpp"
 #include "topology/topology.hpp"
 
 namespace locus::detail {
@@ -46,10 +47,13 @@ class injector {
 struct runtime_state {
   explicit runtime_state(settings s);
   ~runtime_state();
+  runtime_state(const runtime_state&) = delete;
+  runtime_state& operator=(const runtime_state&) = delete;
 
   settings cfg;
   placement places;
   std::unique_ptr<engine> eng;
+  policy_context policy_ctx;  // what the policy sees of all this
   std::unique_ptr<policy_base> policy;
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
@@ -60,6 +64,17 @@ struct runtime_state {
   std::atomic<std::uint64_t> busy_ns{0};
   std::atomic<bool> stopping{false};
   std::uint64_t spin_ns = 0;
+  // What reset_stats() saw; get_stats() reports the difference (stats.cpp).
+  struct {
+    std::mutex mutex;
+    std::vector<locus::worker_stats> workers;  // empty: never reset
+    std::uint64_t busy_ns = 0;
+  } baseline;
+
+ private:
+  // Fills policy_ctx from the workers, placement, engine and settings, and
+  // declares the policy's operations to the engine.
+  void build_policy_context(const policy_entry& entry);
 };
 
 // The pool, or nullptr before it starts. Starting it on first use takes a

@@ -101,7 +101,7 @@ frame* find_work(worker& w) {
       switch_activity(w, activity::work, eng.now_ns());
       return f;
     }
-    if (worker* victim = policy.choose_victim(w)) {
+    if (worker_view* victim = policy.choose_victim(w)) {
       const std::uint64_t attempt_start = eng.now_ns();
       w.counters.steal_attempts.bump();
       eng.charge(sched_op::steal_attempt, w.id, victim->id);

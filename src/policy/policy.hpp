@@ -21,31 +21,30 @@
 //                    over spawning (CATS: the socket pool); only called for
 //                    workers whose `routes_spawns` flag the policy set
 //
+// A policy sees workers through their views (worker_view) and the pool
+// through a policy_context; it never sees the core's runtime state.
 // Policies are plain classes checked against the concept below, then wrapped
 // in a virtual adapter so the policy can be chosen at start-up; the spawn and
-// sync fast path never calls a policy.
+// sync fast path never calls a policy. Everything else a policy brings (its
+// name, options, counters, simulated costs) is in its registry entry
+// (policy/registry.hpp).
 #pragma once
 
 #include <concepts>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "locus/detail/frame.hpp"
+#include "policy/policy_context.hpp"
 
 namespace locus::detail {
-
-struct worker;
-struct runtime_state;
 
 enum class ready_reason { sync_done, last_child_returned };
 
 template <class P>
-concept scheduling_policy = requires(P& p, worker& w, worker& victim, frame* f, const frame& cf,
-                                     ready_reason why) {
-  { P::policy_name } -> std::convertible_to<const char*>;
+concept scheduling_policy = std::constructible_from<P, policy_context&> &&
+    requires(P& p, worker_view& w, worker_view& victim, frame* f, const frame& cf, ready_reason why) {
   { p.find_local_work(w) } -> std::same_as<frame*>;
-  { p.choose_victim(w) } -> std::same_as<worker*>;
+  { p.choose_victim(w) } -> std::same_as<worker_view*>;
   { p.steal_from(w, victim) } -> std::same_as<frame*>;
   { p.after_steal(w, f) } -> std::same_as<frame*>;
   { p.keep_at_sync(w, cf) } -> std::same_as<bool>;
@@ -57,52 +56,51 @@ concept scheduling_policy = requires(P& p, worker& w, worker& victim, frame* f, 
 // Default decisions: those of classic work stealing. A policy inherits this
 // and overrides what its paper changes.
 struct policy_defaults {
-  explicit policy_defaults(runtime_state& rt) : rt(&rt) {}
-  frame* find_local_work(worker&) { return nullptr; }
-  frame* steal_from(worker& thief, worker& victim);
-  frame* after_steal(worker&, frame* f) { return f; }
-  bool keep_at_sync(worker&, const frame&) { return true; }
-  frame* on_ready(worker&, frame* parent, ready_reason) { return parent; }
-  void route_spawn(worker& w, frame* f);
-  bool has_work_for(worker&) { return false; }
-  runtime_state* rt;
+  explicit policy_defaults(policy_context& ctx) : ctx(&ctx) {}
+  frame* find_local_work(worker_view&) { return nullptr; }
+  frame* steal_from(worker_view&, worker_view& victim) { return victim.deque.steal(); }
+  frame* after_steal(worker_view&, frame* f) { return f; }
+  bool keep_at_sync(worker_view&, const frame&) { return true; }
+  frame* on_ready(worker_view&, frame* parent, ready_reason) { return parent; }
+  void route_spawn(worker_view& w, frame* f) { w.deque.push(f); }
+  bool has_work_for(worker_view&) { return false; }
+  policy_context* ctx;
 };
 
 class policy_base {
  public:
   virtual ~policy_base() = default;
-  virtual const char* name() const = 0;
-  virtual frame* find_local_work(worker& w) = 0;
-  virtual worker* choose_victim(worker& w) = 0;
-  virtual frame* steal_from(worker& w, worker& victim) = 0;
-  virtual frame* after_steal(worker& w, frame* f) = 0;
-  virtual bool keep_at_sync(worker& w, const frame& parent) = 0;
-  virtual frame* on_ready(worker& w, frame* parent, ready_reason why) = 0;
-  virtual void route_spawn(worker& w, frame* f) = 0;
-  virtual bool has_work_for(worker& w) = 0;
+  virtual frame* find_local_work(worker_view& w) = 0;
+  virtual worker_view* choose_victim(worker_view& w) = 0;
+  virtual frame* steal_from(worker_view& w, worker_view& victim) = 0;
+  virtual frame* after_steal(worker_view& w, frame* f) = 0;
+  virtual bool keep_at_sync(worker_view& w, const frame& parent) = 0;
+  virtual frame* on_ready(worker_view& w, frame* parent, ready_reason why) = 0;
+  virtual void route_spawn(worker_view& w, frame* f) = 0;
+  virtual bool has_work_for(worker_view& w) = 0;
 };
 
 template <scheduling_policy P>
 class policy_adapter final : public policy_base {
  public:
-  explicit policy_adapter(runtime_state& rt) : impl_(rt) {}
-  const char* name() const override { return P::policy_name; }
-  frame* find_local_work(worker& w) override { return impl_.find_local_work(w); }
-  worker* choose_victim(worker& w) override { return impl_.choose_victim(w); }
-  frame* steal_from(worker& w, worker& v) override { return impl_.steal_from(w, v); }
-  frame* after_steal(worker& w, frame* f) override { return impl_.after_steal(w, f); }
-  bool keep_at_sync(worker& w, const frame& p) override { return impl_.keep_at_sync(w, p); }
-  frame* on_ready(worker& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
-  void route_spawn(worker& w, frame* f) override { impl_.route_spawn(w, f); }
-  bool has_work_for(worker& w) override { return impl_.has_work_for(w); }
+  explicit policy_adapter(policy_context& ctx) : impl_(ctx) {}
+  frame* find_local_work(worker_view& w) override { return impl_.find_local_work(w); }
+  worker_view* choose_victim(worker_view& w) override { return impl_.choose_victim(w); }
+  frame* steal_from(worker_view& w, worker_view& v) override { return impl_.steal_from(w, v); }
+  frame* after_steal(worker_view& w, frame* f) override { return impl_.after_steal(w, f); }
+  bool keep_at_sync(worker_view& w, const frame& p) override { return impl_.keep_at_sync(w, p); }
+  frame* on_ready(worker_view& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
+  void route_spawn(worker_view& w, frame* f) override { impl_.route_spawn(w, f); }
+  bool has_work_for(worker_view& w) override { return impl_.has_work_for(w); }
 
  private:
   P impl_;
 };
 
-// The registry (policy/registry.cpp): names accepted by LOCUS_POLICY.
-std::vector<std::string> policy_names();
-// Throws config_error naming LOCUS_POLICY and the accepted names.
-std::unique_ptr<policy_base> make_policy(const std::string& name, runtime_state& rt);
+// The factory a registry entry carries for policy P.
+template <scheduling_policy P>
+std::unique_ptr<policy_base> make_policy_of(policy_context& ctx) {
+  return std::make_unique<policy_adapter<P>>(ctx);
+}
 
 }  // namespace locus::detail
