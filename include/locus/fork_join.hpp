@@ -50,7 +50,7 @@ void fork_join(F&& f, G&& g) {
     detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
     return;
   }
-  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->hint);
+  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
   w->deque.push(&job);
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();

@@ -111,7 +111,7 @@ class task_group {
   void spawn(F&& f, parent_first_t) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
-    queue_child(*w, std::forward<F>(f), w->hint);
+    queue_child(*w, std::forward<F>(f), w->ctx.place);
   }
 
   template <class F>
@@ -129,7 +129,8 @@ class task_group {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    job->place = place;
+    job->ctx = w.ctx;
+    job->ctx.place = place;
     if (w.routes_spawns) [[unlikely]] {
       detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
     } else {
@@ -189,7 +190,7 @@ class task_group {
     detail::group_state* group = req.parent.group;
     detail::worker_view* w = req.spawner;
     detail::publish_parent(req);
-    w->hint = place;
+    w->ctx.place = place;
     try {
       local();
     } catch (...) {
@@ -226,7 +227,7 @@ class task_group {
     using job_t = queued_job<std::decay_t<F>>;
     void* mem = ::operator new(sizeof(job_t));
     auto* job = new (mem) job_t(&state_, std::forward<F>(f));
-    job->place = place;
+    job->ctx.place = place;
     job->invoke = &invoke_outside<std::decay_t<F>>;
     detail::spawn_external(state_, job);
   }

@@ -46,7 +46,7 @@ void prepare_waiter(continuation& c, const worker& w) {
   c.kind = frame_kind::continuation;
   c.run = &resume_self;
   c.saved_sp = nullptr;
-  c.place = w.hint;
+  c.ctx = w.ctx;
   c.owner = w.id;
 }
 
@@ -90,12 +90,12 @@ bool g_spawn_on_stack = true;
 namespace {
 
 // The child's return: if the parent is still at the bottom of this
-// worker's deque, nothing was stolen; pop it and give it back its hint.
+// worker's deque, nothing was stolen; pop it and give it back its context.
 // Returns the worker that resumes the parent, or nullptr if it was stolen.
-worker* take_back_parent(const frame* parent_frame, std::int32_t parent_hint) {
+worker* take_back_parent(const frame* parent_frame, const task_context& parent_ctx) {
   worker& now_on = this_worker();
   if (now_on.deque.pop() != parent_frame) [[unlikely]] return nullptr;
-  now_on.hint = parent_hint;
+  now_on.ctx = parent_ctx;
   return &now_on;
 }
 
@@ -117,11 +117,11 @@ void* spawned_body(void* arg) {
   group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
   fiber* parent_fiber = static_cast<fiber*>(req.parent.fiber);
-  const std::int32_t parent_hint = req.spawner->hint;
+  const task_context parent_ctx = req.spawner->ctx;
 
   req.trampoline(req);  // publishes the parent, runs the child
 
-  if (worker* now_on = take_back_parent(parent_frame, parent_hint)) [[likely]] {
+  if (worker* now_on = take_back_parent(parent_frame, parent_ctx)) [[likely]] {
     // Nothing stolen: return into the parent, which releases this fiber.
     now_on->pending_release = child;
     enter_fiber(nullptr, parent_fiber);
@@ -138,11 +138,11 @@ inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   req.parent.fiber = parent_fiber;
   group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
-  const std::int32_t parent_hint = w.hint;
+  const task_context parent_ctx = w.ctx;
 
   req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
 
-  if (take_back_parent(parent_frame, parent_hint) != nullptr) [[likely]] {
+  if (take_back_parent(parent_frame, parent_ctx) != nullptr) [[likely]] {
     // Nothing stolen: straight back to the parent; this fiber is finished.
     switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
     switch_fiber(running_fiber(), parent_fiber, &msg, true);
@@ -233,11 +233,11 @@ void sync_group(group_state& g) {
     // Everything pushed after this group's children was joined before this
     // sync, so the newest frames are this group's own.
     assert(job->run == &run_parent_first_job && job->group == &g);
-    const std::int32_t parent_hint = w->hint;
-    w->hint = job->place;  // the child's hint, inherited by what it spawns
+    const task_context parent_ctx = w->ctx;
+    w->ctx = job->ctx;  // the child's context, inherited by what it spawns
     job->invoke(job);
     w = &this_worker();
-    w->hint = parent_hint;
+    w->ctx = parent_ctx;
   }
   const std::int64_t stolen_jobs = g.parent_first_pending;
   g.parent_first_pending = 0;

@@ -201,12 +201,12 @@ std::string engine_name() { return detail::pool().eng->name(); }
 std::vector<std::string> available_policies() { return detail::policy_names(); }
 
 place_hint current_hint() noexcept {
-  return {detail::t_worker != nullptr ? detail::t_worker->hint : detail::any_place};
+  return {detail::t_worker != nullptr ? detail::t_worker->ctx.place : detail::any_place};
 }
 
 void set_hint(place_hint hint) {
   const std::int32_t place = detail::checked_place(hint);
-  if (detail::t_worker != nullptr) detail::t_worker->hint = place;
+  if (detail::t_worker != nullptr) detail::t_worker->ctx.place = place;
 }
 
 std::int32_t detail::checked_place(place_hint hint) {

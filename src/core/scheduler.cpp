@@ -138,15 +138,15 @@ frame* find_work(worker& w) {
 
 // Counts where hinted frames run (slow path: frames the scheduler handles).
 void note_place(worker& w, const frame& f) {
-  if (f.place == any_place) return;
-  (f.place == w.place ? w.counters.at_hinted_place : w.counters.off_hinted_place).bump();
+  if (f.ctx.place == any_place) return;
+  (f.ctx.place == w.place ? w.counters.at_hinted_place : w.counters.off_hinted_place).bump();
 }
 
 [[noreturn]] void resume(frame* ready) {
   auto* c = static_cast<continuation*>(ready);
   worker& w = this_worker();
   note_place(w, *c);
-  w.hint = c->place;
+  w.ctx = c->ctx;
   w.counters.resumes.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   auto* target = static_cast<fiber*>(c->fiber);
@@ -181,7 +181,7 @@ void run_scheduler(frame* ready) {
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
     if (f->kind == frame_kind::job) note_place(w, *f);  // a continuation is counted when it resumes
-    w.hint = f->place;
+    w.ctx = f->ctx;
     ready = f->run(f);
   }
 }

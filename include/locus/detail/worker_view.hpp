@@ -25,8 +25,9 @@ struct worker_view {
   owner_counter spawns;
   int id = 0;
   int place = 0;
-  // Locality hint inherited by frames this worker creates (NUMA-WS III-A).
-  std::int32_t hint = any_place;
+  // The running task's context (frame.hpp), inherited by the frames it
+  // creates: its place hint (NUMA-WS III-A) and the policy's state.
+  task_context ctx;
   // Set by a policy that decides where parent-first children go (CATS puts
   // inter-socket tasks in a socket pool); otherwise they go on this deque.
   bool routes_spawns = false;
@@ -61,9 +62,9 @@ struct continuation : frame {
 // The second branch of fork_join, made stealable while the first runs.
 struct fork_job : frame {
   enum : int { pending = 0, done = 1, parent_waiting = 2 };
-  fork_job(void* g, void (*inv)(void*), std::int32_t hint) noexcept : callable(g), invoke(inv) {
+  fork_job(void* g, void (*inv)(void*), const task_context& c) noexcept : callable(g), invoke(inv) {
     run = &run_fork_job_entry;
-    place = hint;
+    ctx = c;
   }
   ~fork_job() {}
   static frame* run_fork_job_entry(frame* f);
@@ -111,7 +112,7 @@ struct spawn_continuation : continuation {
   spawn_continuation(group_state* g, const worker_view& w) noexcept : group(g) {
     kind = frame_kind::continuation;
     run = &steal_spawn_parent;
-    place = w.hint;
+    ctx = w.ctx;
     owner = w.id;
   }
   static frame* steal_spawn_parent(frame* f);  // join.cpp

@@ -133,15 +133,15 @@ worker_view* numa_ws_policy::choose_victim(worker_view& thief) {
 // ------------------------------------------------------------ mailboxes
 
 bool numa_ws_policy::earmarked_elsewhere(const worker_view& w, const frame& f) const {
-  return f.place != any_place && f.place != w.place;
+  return f.ctx.place != any_place && f.ctx.place != w.place;
 }
 
 frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
   if (!earmarked_elsewhere(w, *f)) return f;
-  const auto& receivers = ctx->places().place_workers[static_cast<std::size_t>(f->place)];
+  const auto& receivers = ctx->places().place_workers[static_cast<std::size_t>(f->ctx.place)];
   // Section III-B: try random receivers of the place; each full mailbox
   // costs the frame one of its pushes; past the threshold run it here.
-  while (f->push_count < push_threshold_) {
+  while (f->scratch < push_threshold_) {
     worker_view& receiver =
         ctx->worker_at(receivers[ctx->rng(w).below(static_cast<std::uint32_t>(receivers.size()))]);
     ctx->count(w, push_attempts);
@@ -153,7 +153,7 @@ frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
       ctx->wake(receiver);
       return nullptr;
     }
-    ++f->push_count;
+    ++f->scratch;  // failed pushes
   }
   return f;
 }
