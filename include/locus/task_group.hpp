@@ -82,6 +82,8 @@ class task_group {
   void spawn(F&& f) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
+    if (w->hooks != 0 && hooked_spawn(*w, true)) [[unlikely]]
+      return queue_child(*w, std::forward<F>(f), w->ctx.place);
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -98,6 +100,7 @@ class task_group {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
+    if (w->hooks != 0 && hooked_spawn(*w, true)) [[unlikely]] return queue_child(*w, std::forward<F>(f), place);
     used_ = true;
     hinted<F> child{f, place};
     detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
@@ -124,8 +127,18 @@ class task_group {
 
 
  private:
+  // Cold: the policy asked for hooks on this worker (worker_view::hooks).
+  // Reports the group's first spawn (since creation or the last sync) and,
+  // for a work-first spawn, returns the policy's choice of parent-first.
+  [[gnu::noinline]] bool hooked_spawn(detail::worker_view& w, bool work_first) {
+    if (!used_ && (w.hooks & detail::hook_task_events)) detail::policy_group_created(w, state_);
+    used_ = true;
+    return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false);
+  }
+
   template <class F>
   void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
+    if (w.hooks != 0) [[unlikely]] hooked_spawn(w, false);
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));

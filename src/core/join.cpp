@@ -54,6 +54,8 @@ void prepare_waiter(continuation& c, const worker& w) {
 // (finish_suspension) once this fiber's context is saved; returns when the
 // parent is resumed, possibly on another worker.
 void suspend(worker& w, suspension& why) {
+  assert(&w == &this_worker() && "a frame suspends on the worker running it");
+  if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   switch_activity(w, activity::sched, w.rt->eng->now_ns());
@@ -223,6 +225,7 @@ void sync_group(group_state& g) {
   worker_view* view = current_worker();
   if (view == nullptr) return sync_from_outside(g);
   worker* w = static_cast<worker*>(view);
+  if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_group(*w, group_event::synced, &g);
 
   // Parent-first children that nobody stole run here, newest first.
   while (g.parent_first_pending > 0) {
@@ -235,8 +238,10 @@ void sync_group(group_state& g) {
     assert(job->run == &run_parent_first_job && job->group == &g);
     const task_context parent_ctx = w->ctx;
     w->ctx = job->ctx;  // the child's context, inherited by what it spawns
+    if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::begin, job);
     job->invoke(job);
     w = &this_worker();
+    if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::end, nullptr);
     w->ctx = parent_ctx;
   }
   const std::int64_t stolen_jobs = g.parent_first_pending;
@@ -313,6 +318,17 @@ frame* run_parent_first_job(frame* f) {
     return nullptr;
   }
   return parent_ready(g->waiter, ready_reason::last_child_returned);
+}
+
+bool policy_spawns_parent_first(worker_view& w, bool fork) {
+  return static_cast<worker&>(w).rt->policy->parent_first(w, fork);
+}
+
+void policy_group_created(worker_view& w, group_state& g) {
+  // The sync of an observed group takes the slow path, which reports it;
+  // `stolen` only means "sync must look", so setting it is always safe.
+  g.stolen = true;
+  static_cast<worker&>(w).rt->policy->on_group(w, group_event::created, &g);
 }
 
 void route_spawn(group_state& g, frame* f) {

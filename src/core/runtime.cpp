@@ -113,6 +113,7 @@ runtime_state::runtime_state(settings s)
   const policy_entry& entry = *find_policy(cfg.policy);  // resolve_settings checked the name
   build_policy_context(entry);
   policy = entry.make(policy_ctx);
+  policy_filters_work = policy->filters_work();
   if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
@@ -133,6 +134,7 @@ void runtime_state::build_policy_context(const policy_entry& entry) {
     return wake_if_parked(self, *self.workers[static_cast<std::size_t>(id)]);
   };
   policy_ctx.wake_arg_ = this;
+  policy_ctx.rt_ = this;
 }
 
 runtime_state::~runtime_state() {
@@ -148,7 +150,7 @@ void submit_root(runtime_state& rt, frame* f) {
     root_started(rt);
     rt.roots.push(f);
     // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
+    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_sleeper_for(rt, nullptr);
   });
 }
 

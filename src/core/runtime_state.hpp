@@ -55,6 +55,7 @@ struct runtime_state {
   std::unique_ptr<engine> eng;
   policy_context policy_ctx;  // what the policy sees of all this
   std::unique_ptr<policy_base> policy;
+  bool policy_filters_work = false;  // policy->may_take can say no
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
   injector roots;
@@ -93,6 +94,9 @@ std::uint64_t busy_ns(runtime_state& rt);
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);
 void wake_one_sleeper(runtime_state& rt) noexcept;
+// Wakes a sleeper the policy lets take work that appeared in source's
+// deque (source == nullptr: in the root queue).
+void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept;
 // Wakes w if it sleeps; returns whether it did (scheduler.cpp).
 bool wake_if_parked(runtime_state& rt, worker& w) noexcept;
 

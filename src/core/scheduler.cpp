@@ -2,8 +2,9 @@
 //
 //   run_scheduler(ready):          (NUMA-WS figure 2, "scheduling loop")
 //     loop: if a continuation is ready, switch to it;
-//           else find work (policy's local work first, then root tasks
-//           submitted from outside, then steal) and run it.
+//           else find work (the policy's search round, policy.hpp; by
+//           default the own deque, the policy's local work, root tasks
+//           submitted from outside, then one steal) and run it.
 //
 // Sleep protocol. g_idle_state packs (sleeping << 32 | searching). A worker
 // that finds nothing for spin_us moves itself from searching to sleeping
@@ -16,6 +17,8 @@
 // thief that succeeds wakes one more sleeper if nobody else is searching, so
 // wake-ups spread along steals. With no computation in flight, sleepers wait
 // without a timer: an idle pool uses no CPU.
+#include <cassert>
+
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
@@ -35,11 +38,26 @@ void leave_searching(runtime_state& rt, bool found_by_stealing) {
   if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt);
 }
 
+// Work that `self` may take is visible somewhere. A policy that forbids
+// some work to some workers (may_take) is asked, so that a worker it
+// forbids sleeps instead of bouncing between sleep and a search that
+// cannot succeed.
 bool work_visible(runtime_state& rt, worker& self) {
-  if (!rt.roots.empty() || rt.policy->has_work_for(self)) return true;
+  const bool filtered = rt.policy_filters_work;
+  if (!rt.roots.empty() && (!filtered || rt.policy->may_take(self, nullptr))) return true;
+  if (rt.policy->has_work_for(self)) return true;
+  for (auto& w : rt.workers)
+    if (!w->deque.looks_empty() && (!filtered || rt.policy->may_take(self, w.get()))) return true;
+  return false;
+}
+
+// A policy forbids `self` every frame in sight: spinning cannot help, so
+// the worker sleeps at once (a wake comes when work it may take appears).
+bool only_forbidden_work(runtime_state& rt, worker& self) {
+  if (!rt.policy_filters_work || work_visible(rt, self)) return false;
   for (auto& w : rt.workers)
     if (!w->deque.looks_empty()) return true;
-  return false;
+  return !rt.roots.empty();
 }
 
 // Takes a parked worker out of its sleep (park_word 1 -> 0) and moves it
@@ -81,6 +99,7 @@ frame* find_work(worker& w) {
   runtime_state& rt = *w.rt;
   engine& eng = *rt.eng;
   policy_base& policy = *rt.policy;
+  assert(&w == &this_worker() && "only a worker searches for itself");
   std::uint64_t now = eng.now_ns();
   switch_activity(w, activity::idle, now);
   g_idle_state.fetch_add(1, std::memory_order_acq_rel);
@@ -89,43 +108,27 @@ frame* find_work(worker& w) {
   std::uint64_t nap = tunables::min_nap_ns;
   unsigned spins = 0;
   for (;;) {
-    // Own frames first. Thieves take the oldest frames, so by the time a
-    // worker gets here its deque is normally empty; what can be left is a
-    // parent-first child a policy routed to this very deque. Then what the
-    // policy keeps for this worker, then root tasks from outside.
-    frame* f = w.deque.pop();
-    if (f == nullptr) f = policy.find_local_work(w);
-    const bool root = f == nullptr && (f = rt.roots.try_pop()) != nullptr;
-    if (f != nullptr) {
-      leave_searching(rt, root);
+    // One round of the policy's search. By default own frames first:
+    // thieves take the oldest frames, so by the time a worker gets here its
+    // deque is normally empty; what can be left is a parent-first child a
+    // policy routed to this very deque. Then what the policy keeps for this
+    // worker, then root tasks from outside, then one steal attempt.
+    const search_result found = policy.find_work(w);
+    if (found.f != nullptr) {
+      const bool stolen = found.where == found_at::steal;
+      leave_searching(rt, stolen || found.where == found_at::roots);
+      // The failed attempts were idle time; the one that succeeded, and
+      // what the policy did with the frame, is scheduling time.
+      if (stolen) switch_activity(w, activity::sched, w.attempt_start_ns);
       switch_activity(w, activity::work, eng.now_ns());
-      return f;
-    }
-    if (worker_view* victim = policy.choose_victim(w)) {
-      const std::uint64_t attempt_start = eng.now_ns();
-      w.counters.steal_attempts.bump();
-      eng.charge(sched_op::steal_attempt, w.id, victim->id);
-      frame* f = policy.steal_from(w, *victim);
-      if (f != nullptr) {
-        // A successful steal, even if the policy then sends the frame on.
-        w.counters.steals.bump();
-        f = policy.after_steal(w, f);
-      }
-      if (f != nullptr) {
-        leave_searching(rt, true);
-        // The failed attempts were idle time; the one that succeeded, and
-        // what the policy did with the frame, is scheduling time.
-        switch_activity(w, activity::sched, attempt_start);
-        switch_activity(w, activity::work, eng.now_ns());
-        return f;
-      }
+      return found.f;
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
       leave_searching(rt, false);
       return nullptr;
     }
     now = eng.now_ns();
-    if (now - spin_start < rt.spin_ns) {
+    if (now - spin_start < rt.spin_ns && !only_forbidden_work(rt, w)) {
       eng.relax(spins++);
       continue;
     }
@@ -145,8 +148,10 @@ void note_place(worker& w, const frame& f) {
 [[noreturn]] void resume(frame* ready) {
   auto* c = static_cast<continuation*>(ready);
   worker& w = this_worker();
+  assert(c->kind == frame_kind::continuation && "only continuations resume");
   note_place(w, *c);
   w.ctx = c->ctx;
+  if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::resume, c);
   w.counters.resumes.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   auto* target = static_cast<fiber*>(c->fiber);
@@ -180,9 +185,16 @@ void run_scheduler(frame* ready) {
     worker& w = this_worker();
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
-    if (f->kind == frame_kind::job) note_place(w, *f);  // a continuation is counted when it resumes
+    const bool job = f->kind == frame_kind::job;
+    if (job) note_place(w, *f);  // a continuation is counted when it resumes
     w.ctx = f->ctx;
+    if (job && (w.hooks & hook_task_events)) [[unlikely]] w.rt->policy->on_task(w, task_event::begin, f);
     ready = f->run(f);
+    // The job ran to its end, possibly after moving to another worker.
+    if (job) {
+      worker& now_on = this_worker();
+      if (now_on.hooks & hook_task_events) [[unlikely]] now_on.rt->policy->on_task(now_on, task_event::end, nullptr);
+    }
   }
 }
 
@@ -207,8 +219,17 @@ void wake_one_sleeper(runtime_state& rt) noexcept {
     if (wake_if_parked(rt, *w)) return;
 }
 
+void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept {
+  if (!rt.policy_filters_work) return wake_one_sleeper(rt);
+  // Only a sleeper the policy lets take the new work; if there is none,
+  // the work waits for its own worker or a permitted searcher (and the
+  // sleepers' nap timers while a computation runs).
+  for (auto& w : rt.workers)
+    if (rt.policy->may_take(*w, source) && wake_if_parked(rt, *w)) return;
+}
+
 void wake_for_new_work() noexcept {
-  if (runtime_state* rt = pool_if_started()) wake_one_sleeper(*rt);
+  if (runtime_state* rt = pool_if_started()) wake_sleeper_for(*rt, current_worker());
 }
 
 void worker_main(runtime_state& rt, int index) {

@@ -56,6 +56,7 @@ struct worker : worker_view {
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;
+  std::uint64_t attempt_start_ns = 0;  // the last steal attempt (policy_context::steal_attempt)
   std::uint64_t activity_since_ns = 0;
   std::atomic<std::uint8_t> published_activity{static_cast<std::uint8_t>(activity::idle)};
   std::atomic<std::uint64_t> published_since_ns{0};

@@ -20,6 +20,18 @@
 //   route_spawn      where a parent-first child goes when the policy takes
 //                    over spawning (CATS: the socket pool); only called for
 //                    workers whose `routes_spawns` flag the policy set
+// and, optionally (policy_defaults gives the classic answer):
+//   find_work        one round of an out-of-work worker's search, in the
+//                    policy's order (bi-tier searches, returned continuations
+//                    before the own deque); the default, default_search,
+//                    is own deque, find_local_work, root tasks, one steal
+//   parent_first     the spawn-time decision (hook_spawn_order workers only)
+//   on_task          task begin, end, suspend, resume (hook_task_events)
+//   on_group         task-group first spawn and sync (hook_task_events)
+//   may_take         whether worker w may take the work visible in owner's
+//                    deque (or, owner == nullptr, the root queue): a worker
+//                    sleeps rather than spin on work it may not take, and a
+//                    wake goes to a worker that may take the new work
 //
 // A policy sees workers through their views (worker_view) and the pool
 // through a policy_context; it never sees the core's runtime state.
@@ -32,6 +44,7 @@
 
 #include <concepts>
 #include <memory>
+#include <type_traits>
 
 #include "locus/detail/frame.hpp"
 #include "policy/policy_context.hpp"
@@ -39,6 +52,16 @@
 namespace locus::detail {
 
 enum class ready_reason { sync_done, last_child_returned };
+enum class task_event { begin, end, suspend, resume };
+enum class group_event { created, synced };
+
+// Where a search round found its frame; the core does the accounting (a
+// steal is scheduling time and may wake another searcher).
+enum class found_at { nothing, own_deque, policy, roots, steal };
+struct search_result {
+  frame* f = nullptr;
+  found_at where = found_at::nothing;
+};
 
 template <class P>
 concept scheduling_policy = std::constructible_from<P, policy_context&> &&
@@ -64,8 +87,29 @@ struct policy_defaults {
   frame* on_ready(worker_view&, frame* parent, ready_reason) { return parent; }
   void route_spawn(worker_view& w, frame* f) { w.deque.push(f); }
   bool has_work_for(worker_view&) { return false; }
+  bool parent_first(worker_view&, bool /*fork*/) { return false; }
+  void on_task(worker_view&, task_event, const frame*) {}
+  void on_group(worker_view&, group_event, const group_state*) {}
+  bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
   policy_context* ctx;
 };
+
+// The classic search round, in terms of a policy's decisions; a policy's own
+// find_work may call it for the tiers it leaves alone.
+template <class P>
+search_result default_search(P& p, policy_context& ctx, worker_view& w) {
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
+  if (frame* f = p.find_local_work(w)) return {f, found_at::policy};
+  if (frame* f = ctx.take_root(w)) return {f, found_at::roots};
+  if (worker_view* victim = p.choose_victim(w)) {
+    ctx.steal_attempt(w, *victim);
+    if (frame* f = p.steal_from(w, *victim)) {
+      ctx.stole(w);  // a successful steal, even if the policy then sends the frame on
+      if ((f = p.after_steal(w, f)) != nullptr) return {f, found_at::steal};
+    }
+  }
+  return {};
+}
 
 class policy_base {
  public:
@@ -78,12 +122,19 @@ class policy_base {
   virtual frame* on_ready(worker_view& w, frame* parent, ready_reason why) = 0;
   virtual void route_spawn(worker_view& w, frame* f) = 0;
   virtual bool has_work_for(worker_view& w) = 0;
+  virtual search_result find_work(worker_view& w) = 0;
+  virtual bool parent_first(worker_view& w, bool fork) = 0;
+  virtual void on_task(worker_view& w, task_event e, const frame* f) = 0;
+  virtual void on_group(worker_view& w, group_event e, const group_state* g) = 0;
+  virtual bool may_take(const worker_view& w, const worker_view* owner) = 0;
+  // Whether may_take can ever say no (checked once, at start-up).
+  virtual bool filters_work() const = 0;
 };
 
 template <scheduling_policy P>
 class policy_adapter final : public policy_base {
  public:
-  explicit policy_adapter(policy_context& ctx) : impl_(ctx) {}
+  explicit policy_adapter(policy_context& ctx) : impl_(ctx), ctx_(&ctx) {}
   frame* find_local_work(worker_view& w) override { return impl_.find_local_work(w); }
   worker_view* choose_victim(worker_view& w) override { return impl_.choose_victim(w); }
   frame* steal_from(worker_view& w, worker_view& v) override { return impl_.steal_from(w, v); }
@@ -92,9 +143,24 @@ class policy_adapter final : public policy_base {
   frame* on_ready(worker_view& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
   void route_spawn(worker_view& w, frame* f) override { impl_.route_spawn(w, f); }
   bool has_work_for(worker_view& w) override { return impl_.has_work_for(w); }
+  search_result find_work(worker_view& w) override {
+    if constexpr (requires { impl_.find_work(w); })
+      return impl_.find_work(w);
+    else
+      return default_search(impl_, *ctx_, w);
+  }
+  bool parent_first(worker_view& w, bool fork) override { return impl_.parent_first(w, fork); }
+  void on_task(worker_view& w, task_event e, const frame* f) override { impl_.on_task(w, e, f); }
+  void on_group(worker_view& w, group_event e, const group_state* g) override { impl_.on_group(w, e, g); }
+  bool may_take(const worker_view& w, const worker_view* owner) override { return impl_.may_take(w, owner); }
+  bool filters_work() const override {
+    // Overridden: &P::may_take is then a member of P, not of policy_defaults.
+    return !std::is_same_v<decltype(&P::may_take), decltype(&policy_defaults::may_take)>;
+  }
 
  private:
   P impl_;
+  policy_context* ctx_;
 };
 
 // The factory a registry entry carries for policy P.

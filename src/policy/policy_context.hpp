@@ -12,9 +12,14 @@
 //   rng           worker w's random source (only on w's own thread)
 //   wake          wake worker w if it sleeps, after handing it work
 //   eng           the engine (clock), for policies that need time
+//   take_root, steal_attempt, stole
+//                 the core's parts of a search round, for a policy's own
+//                 find_work (policy.hpp, default_search): the root queue,
+//                 and the accounting of steal attempts (counted, charged by
+//                 the engine, timed as scheduling when one succeeds)
 //
-// Everything here is inline and reads plain data, so the scheduling paths
-// that call a policy pay no more than before.
+// Everything but the last three is inline and reads plain data, so the
+// scheduling paths that call a policy pay no more than before.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +73,11 @@ class policy_context {
   bool wake(worker_view& w) const { return wake_(wake_arg_, w.id); }
   engine& eng() const { return *eng_; }
 
+  // Defined in core/policy_context.cpp.
+  frame* take_root(worker_view& w) const;
+  void steal_attempt(worker_view& w, worker_view& victim) const;
+  void stole(worker_view& w) const;
+
  private:
   // Filled in by the core (core/runtime.cpp) before the policy is built.
   friend struct runtime_state;
@@ -78,6 +88,7 @@ class policy_context {
   std::vector<std::pair<std::string, std::string>> options_;
   bool (*wake_)(void*, int) = nullptr;
   void* wake_arg_ = nullptr;
+  struct runtime_state* rt_ = nullptr;
 };
 
 }  // namespace locus::detail

@@ -4,7 +4,8 @@
 // memory orders of Le, Pop, Cohen and Zappa Nardelli, "Correct and efficient
 // work-stealing for weak memory models" (PPoPP 2013), figure 1.
 //
-// Contract: push() and pop() only by the owner worker; steal() by any thread.
+// Contract: push() and pop() only by the owner worker; steal() and steal_if()
+// by any thread.
 // The owner works at the bottom (LIFO), thieves take from the top (oldest
 // first). The array grows when full (on the owner's push, never on a steal);
 // retired arrays are kept until the deque is destroyed because a thief may
@@ -107,6 +108,26 @@ class work_deque {
     frame* f = array_.load(std::memory_order_acquire)->get(t);
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))
+      return nullptr;
+    return f;
+  }
+
+  // Any thread. Like steal(), but takes the oldest frame only if
+  // pred(const frame&) holds for it (a policy inspecting the task context
+  // before it takes: NabbitC's colored steals, ADWS's depth). A frame does
+  // not change while it is in the deque (its creator wrote it before the
+  // push); pred may read a frame that the owner is taking at that moment,
+  // and then the CAS below fails and the answer is discarded.
+  template <class Pred>
+  frame* steal_if(Pred&& pred) {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    if (t >= bottom_.load(std::memory_order_acquire)) return nullptr;
+    deque_heavy_barrier();  // as in steal()
+    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return nullptr;
+    frame* f = array_.load(std::memory_order_acquire)->get(t);
+    if (!pred(static_cast<const frame&>(*f))) return nullptr;
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
       return nullptr;
     return f;
   }

@@ -31,7 +31,26 @@ struct worker_view {
   // Set by a policy that decides where parent-first children go (CATS puts
   // inter-socket tasks in a socket pool); otherwise they go on this deque.
   bool routes_spawns = false;
+  // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
+  // numa-ws, so the fast path pays one test of a byte on a hot line.
+  std::uint8_t hooks = 0;
 };
+
+// hook_spawn_order: fork_join and task_group::spawn ask the policy whether
+// to run the child first (work-first, the default) or queue it and go on
+// with the parent (CATS profiles parent-first).
+// hook_task_events: the scheduler reports task begin, end, suspend and
+// resume, and task groups report their first spawn and their sync.
+inline constexpr std::uint8_t hook_spawn_order = 1;
+inline constexpr std::uint8_t hook_task_events = 2;
+
+// The policy's spawn-time decision (hook_spawn_order; join.cpp). `fork` is
+// true for fork_join, false for task_group::spawn.
+bool policy_spawns_parent_first(worker_view& w, bool fork);
+// A task group's first spawn on a worker whose policy observes task events;
+// marks the group so that its sync takes the slow path, which reports it.
+struct group_state;
+void policy_group_created(worker_view& w, group_state& g);
 
 // The worker running the caller, or nullptr off the pool. Not inline on
 // purpose: a fiber can resume on another thread, and the compiler must not
