@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "core/runtime_state.hpp"
@@ -14,9 +15,12 @@
 namespace locus::detail {
 namespace {
 
-// Counts every hook the core calls; parent-first on every other spawn.
+// Counts every hook the core calls; parent-first on every other spawn; and
+// a second deque per worker (as ADWS keeps one per depth) into which it
+// routes parent-first children, searched first by the owner and stolen from
+// by thieves.
 struct probe_counts {
-  std::atomic<long> asked_fork{0}, asked_spawn{0}, searches{0};
+  std::atomic<long> asked_fork{0}, asked_spawn{0}, searches{0}, routed{0}, from_second{0};
   std::atomic<long> task[4] = {};   // by task_event
   std::atomic<long> group[2] = {};  // by group_event
 };
@@ -24,8 +28,26 @@ probe_counts g_probe;
 
 class probe_policy : public policy_defaults {
  public:
-  explicit probe_policy(policy_context& c) : policy_defaults(c) {
-    for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_spawn_order | hook_task_events;
+  explicit probe_policy(policy_context& c)
+      : policy_defaults(c), second_(std::make_unique<work_deque[]>(static_cast<std::size_t>(c.num_workers()))) {
+    for (int i = 0; i < c.num_workers(); ++i) {
+      c.worker_at(i).hooks |= hook_spawn_order | hook_task_events;
+      c.worker_at(i).routes_spawns = true;
+    }
+  }
+  void route_spawn(worker_view& w, frame* f) {
+    g_probe.routed.fetch_add(1, std::memory_order_relaxed);
+    second(w).push(f);  // on the spawning worker: the owner
+    notify_push();
+  }
+  frame* steal_from(worker_view&, worker_view& victim) {
+    if (frame* f = victim.deque.steal()) return f;
+    return second(victim).steal();
+  }
+  bool has_work_for(worker_view&) {
+    for (int i = 0; i < ctx->num_workers(); ++i)
+      if (!second_[static_cast<std::size_t>(i)].looks_empty()) return true;
+    return false;
   }
   worker_view* choose_victim(worker_view& thief) {
     const int n = ctx->num_workers();
@@ -35,6 +57,10 @@ class probe_policy : public policy_defaults {
   }
   search_result find_work(worker_view& w) {
     g_probe.searches.fetch_add(1, std::memory_order_relaxed);
+    if (frame* f = second(w).pop()) {
+      g_probe.from_second.fetch_add(1, std::memory_order_relaxed);
+      return {f, found_at::policy};
+    }
     return default_search(*this, *ctx, w);
   }
   bool parent_first(worker_view& w, bool fork) {
@@ -47,6 +73,10 @@ class probe_policy : public policy_defaults {
   void on_group(worker_view&, group_event e, const group_state*) {
     g_probe.group[static_cast<int>(e)].fetch_add(1, std::memory_order_relaxed);
   }
+
+ private:
+  work_deque& second(const worker_view& w) { return second_[static_cast<std::size_t>(w.id)]; }
+  std::unique_ptr<work_deque[]> second_;
 };
 static_assert(scheduling_policy<probe_policy>);
 
@@ -93,7 +123,7 @@ long task_count(task_event e) { return g_probe.task[static_cast<int>(e)].load();
 long group_count(group_event e) { return g_probe.group[static_cast<int>(e)].load(); }
 
 void reset_probe() {
-  g_probe.asked_fork = g_probe.asked_spawn = g_probe.searches = 0;
+  g_probe.asked_fork = g_probe.asked_spawn = g_probe.searches = g_probe.routed = g_probe.from_second = 0;
   for (auto& c : g_probe.task) c = 0;
   for (auto& c : g_probe.group) c = 0;
 }
@@ -112,6 +142,7 @@ void expect_consistent_events() {
   EXPECT_GT(g_probe.asked_fork.load(), 0);
   EXPECT_GT(g_probe.asked_spawn.load(), 0);
   EXPECT_GT(g_probe.searches.load(), 0);
+  EXPECT_GT(g_probe.routed.load(), 0);
   EXPECT_GT(task_count(task_event::begin), 0);
   EXPECT_EQ(task_count(task_event::begin), task_count(task_event::end));
   EXPECT_GT(group_count(group_event::created), 0);
@@ -149,6 +180,7 @@ TEST(ProbePolicy, SuspendAndResumeUnderTheSimulator) {
   }
   expect_consistent_events();
   EXPECT_GT(task_count(task_event::suspend), 0) << "no run suspended: the test does not reach suspend/resume";
+  EXPECT_GT(g_probe.from_second.load(), 0) << "the second deques were never searched with work in them";
 }
 
 // The example policy: its option, its counter, its colored steals.
