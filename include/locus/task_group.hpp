@@ -82,8 +82,7 @@ class task_group {
   void spawn(F&& f) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place);
-    if (w->hooks != 0 && hooked_spawn(*w, true)) [[unlikely]]
-      return queue_child(*w, std::forward<F>(f), w->ctx.place);
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place)) [[unlikely]] return;
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -100,7 +99,7 @@ class task_group {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place);
-    if (w->hooks != 0 && hooked_spawn(*w, true)) [[unlikely]] return queue_child(*w, std::forward<F>(f), place);
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, place)) [[unlikely]] return;
     used_ = true;
     hinted<F> child{f, place};
     detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
@@ -134,6 +133,15 @@ class task_group {
     if (!used_ && (w.hooks & detail::hook_task_events)) detail::policy_group_created(w, state_);
     used_ = true;
     return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false);
+  }
+
+  // Cold, and out of line so that spawn stays small enough to inline: a
+  // work-first spawn the policy turns parent-first. Returns whether it did.
+  template <class F>
+  [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place) {
+    if (!hooked_spawn(w, true)) return false;
+    queue_child(w, std::forward<F>(f), place);
+    return true;
   }
 
   template <class F>
