@@ -71,11 +71,12 @@ void fork_join(F&& f, G&& g) {
     detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
     return;
   }
-  if (w->hooks & detail::hook_spawn_order) [[unlikely]] {
-    if (detail::policy_spawns_parent_first(*w, true)) return detail_fj::both_parent_first(f, g);
-  }
   detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
-  w->deque.push(&job);
+  if (w->hooks == 0) [[likely]] {
+    w->deque.push(&job);
+  } else if (!detail::push_fork_hooked(*w, &job)) {
+    return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
+  }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
 #endif

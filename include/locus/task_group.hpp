@@ -156,7 +156,7 @@ class task_group {
       detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
     } else {
       ++state_.parent_first_pending;
-      w.deque.push(job);
+      detail::push_own(w, job);
     }
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w.spawns.bump();

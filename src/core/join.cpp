@@ -201,7 +201,7 @@ void fiber_main(transfer t) {
 
 void publish_parent(spawn_request& req) noexcept {
   // Still on the spawning worker: the child has not run any user code yet.
-  req.spawner->deque.push(&req.parent);
+  push_own(*req.spawner, &req.parent);
   notify_push();
 }
 
@@ -322,6 +322,12 @@ frame* run_parent_first_job(frame* f) {
 
 bool policy_spawns_parent_first(worker_view& w, bool fork) {
   return static_cast<worker&>(w).rt->policy->parent_first(w, fork);
+}
+
+bool push_fork_hooked(worker_view& w, frame* job) {
+  if ((w.hooks & hook_spawn_order) && policy_spawns_parent_first(w, true)) return false;
+  push_own(w, job);
+  return true;
 }
 
 void policy_group_created(worker_view& w, group_state& g) {

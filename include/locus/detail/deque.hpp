@@ -4,8 +4,8 @@
 // memory orders of Le, Pop, Cohen and Zappa Nardelli, "Correct and efficient
 // work-stealing for weak memory models" (PPoPP 2013), figure 1.
 //
-// Contract: push() and pop() only by the owner worker; steal() and steal_if()
-// by any thread.
+// Contract: push(), push_tagged() and pop() only by the owner worker; steal()
+// and steal_if() by any thread.
 // The owner works at the bottom (LIFO), thieves take from the top (oldest
 // first). The array grows when full (on the owner's push, never on a steal);
 // retired arrays are kept until the deque is destroyed because a thief may
@@ -53,6 +53,7 @@ class work_deque {
       : array_(new ring(round_up_pow2(initial_capacity))) {
     retired_.emplace_back(array_.load(std::memory_order_relaxed));
     owner_slots_ = retired_.back()->slots.get();
+    owner_tags_ = retired_.back()->tags.get();
     owner_mask_ = retired_.back()->mask;
   }
   work_deque(const work_deque&) = delete;
@@ -68,6 +69,20 @@ class work_deque {
     // Release: a thief that reads the new bottom also sees the slot (pairs
     // with the acquire load of bottom_ in steal()).
     bottom_.store(b + 1, std::memory_order_release);
+  }
+
+  // Owner only. push(), and a 32-bit tag beside the slot that steal_if's
+  // predicate reads (a policy's word of the frame's task context: colors,
+  // a depth). Thieves never read a frame's own memory before they own it,
+  // since its owner may be reusing it; they read the tag, which lives in
+  // the deque. Only deques whose every push is tagged may be peeked
+  // (worker_view hook_tag_frames).
+  void push_tagged(frame* f, std::uint32_t tag) {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    if (b - owner_top_ > static_cast<std::int64_t>(owner_mask_)) [[unlikely]] make_room(b);
+    owner_tags_[static_cast<std::size_t>(b) & owner_mask_].store(tag, std::memory_order_relaxed);
+    owner_slots_[static_cast<std::size_t>(b) & owner_mask_].store(f, std::memory_order_relaxed);
+    bottom_.store(b + 1, std::memory_order_release);  // publishes the tag with the slot
   }
 
   // Owner only. Returns the newest frame, or nullptr if empty (or the last
@@ -112,12 +127,12 @@ class work_deque {
     return f;
   }
 
-  // Any thread. Like steal(), but takes the oldest frame only if
-  // pred(const frame&) holds for it (a policy inspecting the task context
-  // before it takes: NabbitC's colored steals, ADWS's depth). A frame does
-  // not change while it is in the deque (its creator wrote it before the
-  // push); pred may read a frame that the owner is taking at that moment,
-  // and then the CAS below fails and the answer is discarded.
+  // Any thread, on a deque whose pushes are all tagged (push_tagged). Like
+  // steal(), but takes the oldest frame only if pred(tag) holds for its tag
+  // (a policy inspecting the task context before it takes: NabbitC's
+  // colored steals, ADWS's depth). The tag of slot t cannot change while t
+  // is the top: rewriting it needs a push at index t + capacity, which
+  // needs top > t, so a stale read makes the CAS below fail.
   template <class Pred>
   frame* steal_if(Pred&& pred) {
     std::int64_t t = top_.load(std::memory_order_acquire);
@@ -125,8 +140,9 @@ class work_deque {
     deque_heavy_barrier();  // as in steal()
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return nullptr;
-    frame* f = array_.load(std::memory_order_acquire)->get(t);
-    if (!pred(static_cast<const frame&>(*f))) return nullptr;
+    ring* r = array_.load(std::memory_order_acquire);
+    if (!pred(r->tag(t))) return nullptr;
+    frame* f = r->get(t);
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
       return nullptr;
     return f;
@@ -140,15 +156,21 @@ class work_deque {
 
  private:
   struct ring {
-    explicit ring(std::size_t cap) : mask(cap - 1), slots(new std::atomic<frame*>[cap]) {}
+    explicit ring(std::size_t cap)
+        : mask(cap - 1), slots(new std::atomic<frame*>[cap]), tags(new std::atomic<std::uint32_t>[cap]) {}
     frame* get(std::int64_t i) const {
       return slots[static_cast<std::size_t>(i) & mask].load(std::memory_order_relaxed);
     }
-    void put(std::int64_t i, frame* f) {
+    std::uint32_t tag(std::int64_t i) const {
+      return tags[static_cast<std::size_t>(i) & mask].load(std::memory_order_relaxed);
+    }
+    void put(std::int64_t i, frame* f, std::uint32_t t) {
       slots[static_cast<std::size_t>(i) & mask].store(f, std::memory_order_relaxed);
+      tags[static_cast<std::size_t>(i) & mask].store(t, std::memory_order_relaxed);
     }
     std::size_t mask;
     std::unique_ptr<std::atomic<frame*>[]> slots;
+    std::unique_ptr<std::atomic<std::uint32_t>[]> tags;  // written by push_tagged only
   };
 
   static std::size_t round_up_pow2(std::size_t n) {
@@ -164,9 +186,10 @@ class work_deque {
     if (b - owner_top_ <= static_cast<std::int64_t>(owner_mask_)) return;
     ring* old = array_.load(std::memory_order_relaxed);
     auto* bigger = new ring((old->mask + 1) * 2);
-    for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i));
+    for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i), old->tag(i));
     retired_.emplace_back(bigger);
     owner_slots_ = bigger->slots.get();
+    owner_tags_ = bigger->tags.get();
     owner_mask_ = bigger->mask;
     // Release: a thief that loads the new array sees its copied slots.
     array_.store(bigger, std::memory_order_release);
@@ -179,6 +202,7 @@ class work_deque {
   // Owner-only copies of the live array and of a past value of top, so the
   // fast path does no pointer chasing and no read of the thieves' line.
   std::atomic<frame*>* owner_slots_ = nullptr;
+  std::atomic<std::uint32_t>* owner_tags_ = nullptr;
   std::size_t owner_mask_ = 0;
   std::int64_t owner_top_ = 0;
   std::vector<std::unique_ptr<ring>> retired_;  // owner only; includes the live array

@@ -41,12 +41,26 @@ struct worker_view {
 // with the parent (CATS profiles parent-first).
 // hook_task_events: the scheduler reports task begin, end, suspend and
 // resume, and task groups report their first spawn and their sync.
+// hook_tag_frames: every frame this worker pushes carries its context's
+// first policy word as the deque tag, so thieves can peek (steal_if).
 inline constexpr std::uint8_t hook_spawn_order = 1;
 inline constexpr std::uint8_t hook_task_events = 2;
+inline constexpr std::uint8_t hook_tag_frames = 4;
+
+// Pushes f on the worker's own deque, tagged if the policy asked for it.
+inline void push_own(worker_view& w, frame* f) {
+  if (w.hooks & hook_tag_frames) [[unlikely]]
+    w.deque.push_tagged(f, f->ctx.policy[0]);
+  else
+    w.deque.push(f);
+}
 
 // The policy's spawn-time decision (hook_spawn_order; join.cpp). `fork` is
 // true for fork_join, false for task_group::spawn.
 bool policy_spawns_parent_first(worker_view& w, bool fork);
+// fork_join on a worker with hooks: pushes the second branch as push_own
+// does, unless the policy chose parent-first; returns whether it pushed.
+bool push_fork_hooked(worker_view& w, frame* job);
 // A task group's first spawn on a worker whose policy observes task events;
 // marks the group so that its sync takes the slow path, which reports it.
 struct group_state;

@@ -24,8 +24,8 @@ class example_policy : public policy_defaults {
   enum counter : int { colored_steals };
   explicit example_policy(policy_context& c)
       : policy_defaults(c), colors_(parse_colors("colors", c.option("colors"))), strict_(c.option("strict") == "1") {
-    // on_task stamps colors: the core reports task events to these workers only.
-    for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_task_events;
+    // on_task stamps colors (task events); pushes carry them as deque tags.
+    for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_task_events | hook_tag_frames;
   }
 
   worker_view* choose_victim(worker_view& thief) {
@@ -37,11 +37,11 @@ class example_policy : public policy_defaults {
   }
 
   search_result find_work(worker_view& w) {
-    // A colored attempt first: peek at the context of the victim's oldest frame.
+    // A colored attempt first: peek at the color of the victim's oldest frame.
     if (worker_view* victim = choose_victim(w)) {
       ctx->steal_attempt(w, *victim);
       const std::uint32_t mine = 1 + color(w);
-      if (frame* f = victim->deque.steal_if([&](const frame& top) { return top.ctx.policy[0] == mine; })) {
+      if (frame* f = victim->deque.steal_if([&](std::uint32_t tag) { return tag == mine; })) {
         ctx->stole(w);
         ctx->count(w, colored_steals);
         return {f, found_at::steal};
