@@ -53,7 +53,6 @@ class work_deque {
       : array_(new ring(round_up_pow2(initial_capacity))) {
     retired_.emplace_back(array_.load(std::memory_order_relaxed));
     owner_slots_ = retired_.back()->slots.get();
-    owner_tags_ = retired_.back()->tags.get();
     owner_mask_ = retired_.back()->mask;
   }
   work_deque(const work_deque&) = delete;
@@ -80,7 +79,10 @@ class work_deque {
   void push_tagged(frame* f, std::uint32_t tag) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     if (b - owner_top_ > static_cast<std::int64_t>(owner_mask_)) [[unlikely]] make_room(b);
-    owner_tags_[static_cast<std::size_t>(b) & owner_mask_].store(tag, std::memory_order_relaxed);
+    // The live array, read by its only writer: no owner-side copy, so that
+    // the untagged fast path keeps the deque's size and layout.
+    array_.load(std::memory_order_relaxed)->tags[static_cast<std::size_t>(b) & owner_mask_].store(
+        tag, std::memory_order_relaxed);
     owner_slots_[static_cast<std::size_t>(b) & owner_mask_].store(f, std::memory_order_relaxed);
     bottom_.store(b + 1, std::memory_order_release);  // publishes the tag with the slot
   }
@@ -189,7 +191,6 @@ class work_deque {
     for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i), old->tag(i));
     retired_.emplace_back(bigger);
     owner_slots_ = bigger->slots.get();
-    owner_tags_ = bigger->tags.get();
     owner_mask_ = bigger->mask;
     // Release: a thief that loads the new array sees its copied slots.
     array_.store(bigger, std::memory_order_release);
@@ -202,7 +203,6 @@ class work_deque {
   // Owner-only copies of the live array and of a past value of top, so the
   // fast path does no pointer chasing and no read of the thieves' line.
   std::atomic<frame*>* owner_slots_ = nullptr;
-  std::atomic<std::uint32_t>* owner_tags_ = nullptr;
   std::size_t owner_mask_ = 0;
   std::int64_t owner_top_ = 0;
   std::vector<std::unique_ptr<ring>> retired_;  // owner only; includes the live array
