@@ -37,6 +37,12 @@ TEST(Config, BadEnvironmentValuesAreNamed) {
   EXPECT_NE(error_of("LOCUS_SPIN_US", "-1").find("LOCUS_SPIN_US"), std::string::npos);
   EXPECT_NE(error_of("LOCUS_TOPOLOGY", "4y8").find("LOCUS_TOPOLOGY"), std::string::npos);
   EXPECT_NE(error_of("LOCUS_PLACES", "galaxy").find("LOCUS_PLACES"), std::string::npos);
+  // Policy options, declared by their policy's registry entry, are checked
+  // whichever policy runs.
+  const std::string t = error_of("LOCUS_PUSH_THRESHOLD", "0");
+  EXPECT_NE(t.find("LOCUS_PUSH_THRESHOLD=\"0\""), std::string::npos) << t;
+  EXPECT_NE(t.find("1 to 255"), std::string::npos) << t;
+  EXPECT_NE(error_of("LOCUS_STEAL_WEIGHTS", "8,,1").find("LOCUS_STEAL_WEIGHTS=\"8,,1\""), std::string::npos);
 }
 
 TEST(Config, OptionsOverrideTheEnvironment) {
@@ -58,6 +64,22 @@ TEST(Config, OptionsOverrideTheEnvironment) {
   bad.workers = 0;
   bad.policy = "nope";
   EXPECT_THROW(locus::runtime rt(bad), locus::config_error);
+}
+
+TEST(Config, PolicyOptionsResolveByName) {
+  using locus::detail::resolve_settings;
+  locus::runtime_options o;
+  o.policy = "numa-ws";
+  setenv("LOCUS_PUSH_THRESHOLD", "7", 1);
+  const auto from_env = resolve_settings(o).policy_options;
+  using option = std::pair<std::string, std::string>;
+  EXPECT_EQ(from_env, (std::vector<option>{{"steal_weights", "8,2,1"}, {"push_threshold", "7"}}));
+  o.policy_options = {{"push_threshold", "3"}};  // the option wins over the environment
+  EXPECT_EQ(resolve_settings(o).policy_options[1], (option{"push_threshold", "3"}));
+  unsetenv("LOCUS_PUSH_THRESHOLD");
+  o.policy = "ws";
+  o.policy_options.clear();
+  EXPECT_TRUE(resolve_settings(o).policy_options.empty());
 }
 
 TEST(Config, VirtualTopologyGivesPlacesAndWrapsPinning) {

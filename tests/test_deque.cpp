@@ -25,6 +25,24 @@ TEST(Deque, OwnerIsLifoThiefIsFifo) {
   EXPECT_TRUE(d.looks_empty());
 }
 
+// steal_if decides on the tag pushed beside the frame, and tags survive
+// the array's growth.
+TEST(Deque, StealIfTestsTheTagBesideTheOldestFrame) {
+  work_deque d(2);
+  std::vector<frame> f(6);
+  for (std::uint32_t i = 0; i < f.size(); ++i) d.push_tagged(&f[i], 10 + i);  // grows twice
+  auto tag_is = [](std::uint32_t want) { return [want](std::uint32_t tag) { return tag == want; }; };
+  EXPECT_EQ(d.steal_if(tag_is(11)), nullptr);  // the oldest has tag 10
+  EXPECT_EQ(d.steal_if(tag_is(10)), &f[0]);
+  EXPECT_EQ(d.steal_if(tag_is(11)), &f[1]);
+  EXPECT_EQ(d.pop(), &f[5]);
+  EXPECT_EQ(d.steal_if([](std::uint32_t) { return false; }), nullptr);
+  EXPECT_EQ(d.steal(), &f[2]);
+  EXPECT_EQ(d.steal_if(tag_is(13)), &f[3]);
+  EXPECT_EQ(d.steal_if(tag_is(14)), &f[4]);
+  EXPECT_EQ(d.steal_if(tag_is(14)), nullptr);  // empty
+}
+
 TEST(Deque, ConcurrentOwnerAndThievesTakeEachFrameOnce) {
   constexpr int items = 200000;
   constexpr int thieves = 3;

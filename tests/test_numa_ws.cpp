@@ -112,7 +112,9 @@ TEST(PlaceHints, WsRecordsHintsAndIgnoresThem) {
     g.sync();
   }, [] {});
   EXPECT_EQ(seen, 1);
-  EXPECT_EQ(locus::get_stats().total().pushes, 0u);
+  // ws has no mailboxes: no counters of its own, and asking for numa-ws's is an error.
+  EXPECT_TRUE(locus::get_stats().total().policy_counters.empty());
+  EXPECT_THROW(locus::get_stats().total().counter("pushes"), std::out_of_range);
 }
 
 // Threads: 2 and 4 workers (4 oversubscribe this machine), one place per
@@ -151,12 +153,12 @@ TEST(NumaWsSimulated, PushesStayWithinAConstantOfSteals) {
     locus::reset_stats();
     random_tree::check_tree(t, s);
     const auto total = locus::get_stats().total();
-    ASSERT_LE(total.pushes, 2 * total.steals) << "seed " << s;
-    ASSERT_LE(total.push_attempts, 2 * total.steals * (threshold + 1)) << "seed " << s;
+    ASSERT_LE(total.counter("pushes"), 2 * total.steals) << "seed " << s;
+    ASSERT_LE(total.counter("push_attempts"), 2 * total.steals * (threshold + 1)) << "seed " << s;
     steals += total.steals;
-    pushes += total.pushes;
-    attempts += total.push_attempts;
-    mailbox_hits += total.mailbox_hits;
+    pushes += total.counter("pushes");
+    attempts += total.counter("push_attempts");
+    mailbox_hits += total.counter("mailbox_hits");
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GT(pushes, 0u) << "no seed pushed anything: the test does not exercise PUSHBACK";
@@ -197,19 +199,38 @@ TEST(NumaWsSimulated, HintedFramesRunAtTheirPlaces) {
   const auto ws = run("ws");
   const auto numa_ws = run("numa-ws");
   EXPECT_GT(numa_ws.at_hinted_place, 2 * numa_ws.off_hinted_place);
-  EXPECT_GT(numa_ws.pushes, 0u);
-  EXPECT_LT(numa_ws.remote_l3_hits + numa_ws.remote_dram, ws.remote_l3_hits + ws.remote_dram);
+  EXPECT_GT(numa_ws.counter("pushes"), 0u);
+  EXPECT_LT(numa_ws.counter("remote_l3_hits") + numa_ws.counter("remote_dram"),
+            ws.counter("remote_l3_hits") + ws.counter("remote_dram"));
 }
 
 TEST(NumaWsSettings, AreChecked) {
   for (const char* bad : {"0,1", "8,-2", "x", "8,,1"}) {
     locus::runtime_options o = numa_ws_on_cores(2);
-    o.steal_weights = bad;
+    o.policy_options = {{"steal_weights", bad}};
     EXPECT_THROW(locus::runtime rt(o), locus::config_error) << bad;
   }
-  locus::runtime_options o = numa_ws_on_cores(2);
-  o.push_threshold = 0;
-  EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+  for (const char* bad : {"0", "256", "x", ""}) {
+    locus::runtime_options o = numa_ws_on_cores(2);
+    o.policy_options = {{"push_threshold", bad}};
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error) << bad;
+  }
+  {
+    // An option numa-ws does not have, and a numa-ws option given to ws.
+    locus::runtime_options o = numa_ws_on_cores(2);
+    o.policy_options = {{"push_treshold", "2"}};
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+    o.policy = "ws";
+    o.policy_options = {{"push_threshold", "2"}};
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+  }
+  {
+    // Good values start the pool.
+    locus::runtime_options o = numa_ws_on_cores(2);
+    o.policy_options = {{"push_threshold", "2"}, {"steal_weights", "4,1"}};
+    locus::runtime rt(o);
+    EXPECT_EQ(locus::policy_name(), "numa-ws");
+  }
   EXPECT_NE(std::find(locus::available_policies().begin(), locus::available_policies().end(), "numa-ws"),
             locus::available_policies().end());
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <locus/errors.hpp>
+#include <locus/runtime.hpp>
 
 #include "sim/block_directory.hpp"
 #include "sim/lru_cache.hpp"
@@ -401,7 +402,8 @@ TEST(MachineModel, PresetRemoteCostsFollowTheRule) {
   EXPECT_EQ(m.steal_cycles(10), 110u);      // 3 x 30 + 20
   EXPECT_EQ(m.steal_cycles(20), 461u);      // 3 x 147 + 20
   EXPECT_EQ(m.steal_cycles(30), 812u);
-  EXPECT_EQ(m.mailbox_cycles(20), 167u);    // 147 + 20
+  // A policy's one-line operation (NUMA-WS's mailbox), derived.
+  EXPECT_EQ(m.operation_cycles(m.resolve_operation("mailbox", 1), 20), 167u);  // 147 + 20
 }
 
 // ---------------------------------------------------------------------------
@@ -518,8 +520,7 @@ TEST(MachineFile, ReadsEveryKeyAndDerivesMissingCosts) {
                                       .reference_distance = 21}));
   EXPECT_EQ(m.costs.steal_remote, 999u);              // given
   EXPECT_EQ(m.costs.steal_local, 140u);               // 3 x 40 + 20
-  EXPECT_EQ(m.costs.mailbox_local, 60u);              // 40 + 20
-  EXPECT_EQ(m.costs.mailbox_remote, 170u);            // 150 + 20
+  EXPECT_EQ(m.resolve_operation("mailbox", 1), (operation_cost{60, 170}));  // 40 + 20, 150 + 20
   EXPECT_EQ(m.costs.deque_push, 10u);
   EXPECT_EQ(m.costs.sleep, 1000u);
   EXPECT_EQ(m.memory_controller_gbps, 0.0);
@@ -529,8 +530,11 @@ TEST(MachineFile, BaseMachineWithOverrides) {
   const auto path = write_file("base",
                                "base = tbb-numa-nehalem-2x4\n"
                                "l3_hit = 40\n"
+                               "mailbox_remote = 500\n"
                                "memory_controller_gbps = 12.5\n");
   const machine_model m = load_machine_file(path);
+  // A policy's operation: the file's figure where it gives one, else derived.
+  EXPECT_EQ(m.resolve_operation("mailbox", 1), (operation_cost{60, 500}));
   EXPECT_EQ(m.topo.num_cores(), 8);
   EXPECT_EQ(m.latency.l3_hit, 40u);
   EXPECT_EQ(m.latency.remote_l3_hit, 186u);
@@ -538,6 +542,23 @@ TEST(MachineFile, BaseMachineWithOverrides) {
   EXPECT_EQ(m.costs.steal_remote, 578u);  // 3 x 186 + 20
   EXPECT_DOUBLE_EQ(m.memory_controller_gbps, 12.5);
   expect_contains(m.source, "tbb-numa-nehalem-2x4");
+}
+
+// Operation keys are checked against what the registered policies declare
+// when the runtime starts.
+TEST(MachineFile, OperationKeysMustBeDeclaredByAPolicy) {
+  const auto path = write_file("unknown_op", "base = numa-ws-4x8\nfrobnicate_local = 3\n");
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = path;
+  std::string message;
+  try {
+    locus::runtime rt(o);
+  } catch (const locus::config_error& e) {
+    message = e.what();
+  }
+  expect_contains(message, "frobnicate_local");
+  expect_contains(message, "mailbox");
 }
 
 struct bad_file_case {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/config.hpp"
-#include "policy/numa_ws.hpp"
+#include "policy/numa_ws/numa_ws.hpp"
 #include "topology/topology.hpp"
 #include "program.hpp"
 
@@ -100,10 +100,7 @@ topo::settings resolve(const options& opts) {
   if (opts.workers)
     o.workers = static_cast<int>(locus_program::parse_integer({"--workers", *opts.workers}, 1,
                                                               locus_program::max_workers, "the number of workers"));
-  if (opts.steal_weights) {
-    topo::parse_steal_weights("--steal-weights", *opts.steal_weights);
-    o.steal_weights = *opts.steal_weights;
-  }
+  if (opts.steal_weights) topo::parse_steal_weights("--steal-weights", *opts.steal_weights);
   if (const auto m = locus_program::from_env("LOCUS_MACHINE")) locus_program::check_machine(*m);
   return topo::resolve_settings(o);
 }
@@ -120,7 +117,13 @@ int run(int argc, char** argv) {
   const topo::topology& machine = cfg.topo;
   const int workers = cfg.workers;
   const topo::placement placement = topo::make_placement(machine, cfg.places, workers, host_cpus, cfg.pack);
-  const std::vector<double>& weights = cfg.steal_weights;
+  // numa-ws's option, whichever policy runs: the flag, else LOCUS_STEAL_WEIGHTS
+  // (checked with the settings above), else its default.
+  const auto env_weights = locus_program::from_env("LOCUS_STEAL_WEIGHTS");
+  const std::vector<double> weights =
+      opts.steal_weights ? topo::parse_steal_weights("--steal-weights", *opts.steal_weights)
+      : env_weights      ? topo::parse_steal_weights("LOCUS_STEAL_WEIGHTS", env_weights->value)
+                         : topo::parse_steal_weights("steal_weights", topo::default_steal_weights);
   // numa-ws (section III-B): where a thief at each place looks for work.
   std::vector<std::vector<double>> steal(static_cast<std::size_t>(placement.num_places));
   for (int p = 0; p < placement.num_places; ++p)

@@ -62,8 +62,8 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
   r.cpu_s = process_cpu_seconds() - cpu_start;
   const auto s = locus::get_stats();
   const auto t = s.total();
-  r.accesses = static_cast<double>(t.l1_hits + t.l2_hits + t.l3_hits + t.remote_l3_hits + t.local_dram +
-                                   t.remote_dram);
+  r.accesses = 0;
+  for (const auto& c : t.engine_counters) r.accesses += static_cast<double>(c.value);
   r.simulated_s = s.elapsed_s;
   r.block_bytes = s.block_bytes;
   return r;

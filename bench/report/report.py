@@ -155,9 +155,23 @@ class Benchmark:
         return out
 
 
+# locus-bench writes the engine's counters under the simulator's names
+# (l1_hits, ...); results written before that used l1, l2, l3, remote_l3.
+OLD_ACCESS_NAMES = {"l1": "l1_hits", "l2": "l2_hits", "l3": "l3_hits", "remote_l3": "remote_l3_hits"}
+
+
+def access_levels(accesses):
+    """Accesses by level, keyed l1, l2, l3, remote_l3, local_dram, remote_dram."""
+    out = {}
+    for short in ("l1", "l2", "l3", "remote_l3", "local_dram", "remote_dram"):
+        out[short] = accesses.get(OLD_ACCESS_NAMES.get(short, short), accesses.get(short, 0))
+    return out
+
+
 def remote_share(accesses):
     """The share of the memory accesses that missed the own node's caches
     and DRAM (remote L3 hits and remote DRAM), of those served beyond L2."""
+    accesses = access_levels(accesses)
     beyond_l2 = sum(accesses.get(k, 0) for k in ("l3", "remote_l3", "local_dram", "remote_dram"))
     remote = accesses.get("remote_l3", 0) + accesses.get("remote_dram", 0)
     return remote / beyond_l2 if beyond_l2 else 0.0
@@ -179,7 +193,7 @@ def sim_overview(benchmarks):
                 continue
             t1 = r1["median_s"] if r1 else None
             tp = rp["median_s"]
-            acc = rp.get("accesses", {})
+            acc = access_levels(rp.get("accesses", {}))
             total = sum(acc.values()) or 1
             row = OrderedDict()
             row["benchmark"] = b.name

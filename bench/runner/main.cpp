@@ -555,19 +555,15 @@ int run(int argc, char** argv) {
             .add("idle_s", c.counters.idle_s / n)
             .add("spawns", static_cast<double>(c.counters.spawns) / n)
             .add("steals", static_cast<double>(c.counters.steals) / n)
-            .add("steal_attempts", static_cast<double>(c.counters.steal_attempts) / n)
-            .add("pushes", static_cast<double>(c.counters.pushes) / n)
-            .add("mailbox_hits", static_cast<double>(c.counters.mailbox_hits) / n);
+            .add("steal_attempts", static_cast<double>(c.counters.steal_attempts) / n);
+        // The policy's own counters, under the names its registry entry gives.
+        for (const auto& pc : c.counters.policy_counters) o.add(pc.name, static_cast<double>(pc.value) / n);
       }
       if (opt.simulate) {
-        // Cache blocks of one line, by where the memory model served them.
+        // The engine's counters: cache blocks by where the memory model
+        // served them, under the simulator's names (l1_hits, ...).
         json::object accesses;
-        accesses.add("l1", static_cast<double>(c.counters.l1_hits) / n)
-            .add("l2", static_cast<double>(c.counters.l2_hits) / n)
-            .add("l3", static_cast<double>(c.counters.l3_hits) / n)
-            .add("remote_l3", static_cast<double>(c.counters.remote_l3_hits) / n)
-            .add("local_dram", static_cast<double>(c.counters.local_dram) / n)
-            .add("remote_dram", static_cast<double>(c.counters.remote_dram) / n);
+        for (const auto& ec : c.counters.engine_counters) accesses.add(ec.name, static_cast<double>(ec.value) / n);
         o.add_raw("accesses", accesses.str());
         o.add("block_bytes", static_cast<double>(c.block_bytes));
       }

@@ -18,6 +18,7 @@
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/task_group.hpp"
 
 namespace locus {
 inline namespace LOCUS_CONSTRUCTS_NS {
@@ -40,6 +41,26 @@ void invoke_callable(void* g) {
 
 template <class F, class G>
 void run_whole(void* pair);
+
+// The policy chose parent-first (hook_spawn_order): both branches are
+// queued as parent-first children and the parent syncs; each branch's
+// exception is kept apart so that f's still wins over g's.
+template <class F, class G>
+[[gnu::noinline]] void both_parent_first(F& f, G& g) {
+  std::exception_ptr errors[2];
+  {
+    task_group both;
+    both.spawn([&] {
+      try { f(); } catch (...) { errors[0] = std::current_exception(); }
+    }, parent_first);
+    both.spawn([&] {
+      try { g(); } catch (...) { errors[1] = std::current_exception(); }
+    }, parent_first);
+    both.sync();
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
 }  // namespace detail_fj
 
 template <class F, class G>
@@ -50,8 +71,12 @@ void fork_join(F&& f, G&& g) {
     detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
     return;
   }
-  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->hint);
-  w->deque.push(&job);
+  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
+  if (w->hooks == 0) [[likely]] {
+    w->deque.push(&job);
+  } else if (!detail::push_fork_hooked(*w, &job)) {
+    return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
+  }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
 #endif

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace locus {
@@ -31,10 +32,12 @@ struct runtime_options {
                               //   (owner pops without a fence; thieves use membarrier)
   std::string spawn_switch;   // LOCUS_SPAWN_SWITCH: stack|fiber; default stack on x86-64
                               //   (how a work-first spawn moves the child to its own stack)
-  std::string steal_weights;  // LOCUS_STEAL_WEIGHTS (numa-ws): per-victim weights by distance
-                              //   rank, own place first, e.g. "8,2,1"; default "8,2,1"
-  int push_threshold = -1;    // LOCUS_PUSH_THRESHOLD (numa-ws): failed pushes before a worker
-                              //   runs a frame itself; default 4
+  // The policy's own options, by name, e.g. {{"push_threshold", "2"}} for
+  // numa-ws; each also has an environment variable (numa-ws: steal_weights,
+  // LOCUS_STEAL_WEIGHTS; push_threshold, LOCUS_PUSH_THRESHOLD). Options given
+  // here win over the environment. docs/configuration.md lists them; a name
+  // the chosen policy does not declare is a config_error.
+  std::vector<std::pair<std::string, std::string>> policy_options;
   std::string engine;         // LOCUS_ENGINE: threaded|sim; default threaded. sim runs the
                               //   workers on a simulated machine (docs/simulator.md)
   std::string machine;        // LOCUS_MACHINE: the simulated machine, a preset name or a

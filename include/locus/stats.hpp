@@ -10,9 +10,16 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace locus {
+
+// A counter that a policy or an engine declares, by name.
+struct named_count {
+  std::string name;
+  std::uint64_t value = 0;
+};
 
 struct worker_stats {
   int worker = 0;
@@ -24,17 +31,22 @@ struct worker_stats {
   std::uint64_t suspends = 0;        // frames suspended at a sync, a join or a locus::mutex
   std::uint64_t resumes = 0;         // suspended frames resumed
   std::uint64_t sleeps = 0;          // times the worker went to sleep
-  std::uint64_t mailbox_hits = 0;    // frames taken from a mailbox (policies)
-  std::uint64_t pushes = 0;          // frames pushed to another worker's mailbox (numa-ws)
-  std::uint64_t push_attempts = 0;   // tries to push, successful or not (numa-ws)
   std::uint64_t at_hinted_place = 0;   // hinted frames the scheduler ran at their place
   std::uint64_t off_hinted_place = 0;  // ... and elsewhere
-  // Simulator only (LOCUS_ENGINE=sim): memory accesses, in cache blocks, by
-  // where they were served (docs/simulator.md). Zero with real threads.
-  std::uint64_t l1_hits = 0, l2_hits = 0, l3_hits = 0, remote_l3_hits = 0;
-  std::uint64_t local_dram = 0, remote_dram = 0;
+  // The policy's own counters, in the order its registry entry names them
+  // (numa-ws: mailbox_hits, pushes, push_attempts; docs/configuration.md).
+  std::vector<named_count> policy_counters;
+  // The engine's own counters: with the simulator (LOCUS_ENGINE=sim), memory
+  // accesses in blocks by where they were served, l1_hits, l2_hits, l3_hits,
+  // remote_l3_hits, local_dram, remote_dram (docs/simulator.md); none with
+  // real threads.
+  std::vector<named_count> engine_counters;
 
-  // Adds every time and counter of `other` (worker and place stay).
+  // Any counter by name: the fixed ones above, then the policy's and the
+  // engine's. Throws std::out_of_range naming the counters there are.
+  std::uint64_t counter(std::string_view name) const;
+  // Adds every time and counter of `other` (worker and place stay); named
+  // counters add by name, those only `other` has are appended.
   worker_stats& operator+=(const worker_stats& other);
 };
 

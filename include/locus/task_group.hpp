@@ -85,6 +85,7 @@ class task_group {
   void spawn(F&& f) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place)) [[unlikely]] return;
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -101,6 +102,7 @@ class task_group {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, true);
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, place)) [[unlikely]] return;
     used_ = true;
     hinted<F> child{f, place};
     detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
@@ -114,7 +116,7 @@ class task_group {
   void spawn(F&& f, parent_first_t) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, false);
-    queue_child(*w, std::forward<F>(f), w->hint);
+    queue_child(*w, std::forward<F>(f), w->ctx.place);
   }
 
   template <class F>
@@ -127,17 +129,37 @@ class task_group {
 
 
  private:
+  // Cold: the policy asked for hooks on this worker (worker_view::hooks).
+  // Reports the group's first spawn (since creation or the last sync) and,
+  // for a work-first spawn, returns the policy's choice of parent-first.
+  [[gnu::noinline]] bool hooked_spawn(detail::worker_view& w, bool work_first) {
+    if (!used_ && (w.hooks & detail::hook_task_events)) detail::policy_group_created(w, state_);
+    used_ = true;
+    return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false);
+  }
+
+  // Cold, and out of line so that spawn stays small enough to inline: a
+  // work-first spawn the policy turns parent-first. Returns whether it did.
+  template <class F>
+  [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place) {
+    if (!hooked_spawn(w, true)) return false;
+    queue_child(w, std::forward<F>(f), place);
+    return true;
+  }
+
   template <class F>
   void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
+    if (w.hooks != 0) [[unlikely]] hooked_spawn(w, false);
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    job->place = place;
+    job->ctx = w.ctx;
+    job->ctx.place = place;
     if (w.routes_spawns) [[unlikely]] {
       detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
     } else {
       ++state_.parent_first_pending;
-      w.deque.push(job);
+      detail::push_own(w, job);
     }
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w.spawns.bump();
@@ -192,7 +214,7 @@ class task_group {
     detail::group_state* group = req.parent.group;
     detail::worker_view* w = req.spawner;
     detail::publish_parent(req);
-    w->hint = place;
+    w->ctx.place = place;
     try {
       local();
     } catch (...) {
@@ -229,7 +251,7 @@ class task_group {
     using job_t = queued_job<std::decay_t<F>>;
     void* mem = ::operator new(sizeof(job_t));
     auto* job = new (mem) job_t(&state_, std::forward<F>(f));
-    job->place = place;
+    job->ctx.place = place;
     job->invoke = &invoke_outside<std::decay_t<F>>;
     if (work_first) detail::spawn_child_from_outside(state_, job);
     else detail::spawn_external(state_, job);

@@ -1,12 +1,13 @@
 #include "core/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
 
 #include "locus/errors.hpp"
-#include "policy/policy.hpp"
+#include "policy/registry.hpp"
 
 namespace locus::detail {
 namespace {
@@ -31,6 +32,51 @@ bool choose_flag(const std::string& option, const char* option_name, const char*
   if (value == no) return false;
   reject(option.empty() ? std::string(env_name) : std::string("runtime_options::") + option_name, value,
          std::string("expected ") + accepted);
+}
+
+// Every registered policy's environment variables are checked, whichever
+// policy runs, so that a typo never goes unnoticed; options passed in
+// runtime_options must belong to the chosen policy.
+void resolve_policy_options(const runtime_options& o, settings& s) {
+  for (const policy_entry* p : all_policies())
+    for (const auto& opt : p->options)
+      if (const std::string v = env(opt.env.c_str()); !v.empty()) opt.check(opt.env, v);
+  const policy_entry& chosen = *find_policy(s.policy);
+  for (const auto& [name, value] : o.policy_options) {
+    const auto it = std::find_if(chosen.options.begin(), chosen.options.end(),
+                                 [&](const option_descriptor& d) { return d.name == name; });
+    if (it == chosen.options.end()) {
+      std::string accepted = "not an option of policy " + chosen.name + "; its options:";
+      for (const auto& d : chosen.options) accepted += " " + d.name;
+      if (chosen.options.empty()) accepted += " none";
+      reject("runtime_options::policy_options", name, accepted);
+    }
+    it->check("runtime_options::policy_options[" + name + "]", value);
+  }
+  for (const auto& d : chosen.options) {
+    std::string value = d.default_value;
+    if (const std::string v = env(d.env.c_str()); !v.empty()) value = v;
+    for (const auto& [name, given] : o.policy_options)
+      if (name == d.name) value = given;  // the last one given wins
+    s.policy_options.emplace_back(d.name, value);
+  }
+}
+
+// A machine file may price policies' operations (<name>_local, <name>_remote):
+// each must be an operation some registered policy declares.
+void check_machine_operations(const runtime_options& o, const sim::machine_model& m) {
+  std::string known;
+  for (const policy_entry* p : all_policies())
+    for (const auto& c : p->costs) known += (known.empty() ? "" : ", ") + c.name;
+  for (const auto& [name, given] : m.operation_costs) {
+    bool declared = false;
+    for (const policy_entry* p : all_policies())
+      for (const auto& c : p->costs) declared = declared || c.name == name;
+    if (!declared)
+      reject(o.machine.empty() ? "LOCUS_MACHINE" : "runtime_options::machine", m.name,
+             "keys " + name + "_local / " + name + "_remote price an operation no policy declares; operations: " +
+                 (known.empty() ? std::string("none") : known));
+  }
 }
 
 }  // namespace
@@ -67,23 +113,6 @@ std::size_t parse_byte_size(std::string_view setting, std::string_view text, std
       v > max / scale || v * scale < min || v * scale > max)
     reject(setting, text, accepted.str());
   return static_cast<std::size_t>(v * scale);
-}
-
-std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text) {
-  std::vector<double> weights;
-  std::stringstream in{std::string(text)};
-  bool ok = !text.empty();
-  for (std::string item; std::getline(in, item, ',');) {
-    char* end = nullptr;
-    const double w = std::strtod(item.c_str(), &end);
-    ok = ok && !item.empty() && end == item.c_str() + item.size() && w > 0 && w < 1e9;
-    weights.push_back(w);
-  }
-  if (!ok || weights.empty() || text.back() == ',')
-    reject(setting, text,
-           "expected positive per-victim weights by distance, own place first, separated by commas, "
-           "e.g. 8,2,1 (every victim must keep a chance: section IV of NUMA-WS)");
-  return weights;
 }
 
 settings resolve_settings(const runtime_options& o) {
@@ -139,9 +168,7 @@ settings resolve_settings(const runtime_options& o) {
 
   s.policy = !o.policy.empty() ? o.policy : env("LOCUS_POLICY");
   if (s.policy.empty()) s.policy = "ws";
-  bool known = false;
-  for (const auto& n : policy_names()) known = known || n == s.policy;
-  if (!known) {
+  if (find_policy(s.policy) == nullptr) {
     std::string accepted = "unknown scheduling policy; accepted:";
     for (const auto& n : policy_names()) accepted += " " + n;
     reject(o.policy.empty() ? "LOCUS_POLICY" : "runtime_options::policy", s.policy, accepted);
@@ -187,20 +214,8 @@ settings resolve_settings(const runtime_options& o) {
                                  "stack (call the child on its fiber's stack; x86-64) or fiber (two "
                                  "Boost.Context switches)");
 
-  if (!o.steal_weights.empty()) {
-    s.steal_weights = parse_steal_weights("runtime_options::steal_weights", o.steal_weights);
-  } else if (const std::string v = env("LOCUS_STEAL_WEIGHTS"); !v.empty()) {
-    s.steal_weights = parse_steal_weights("LOCUS_STEAL_WEIGHTS", v);
-  }
-  if (o.push_threshold >= 0) {
-    if (o.push_threshold < 1 || o.push_threshold > 255)
-      reject("runtime_options::push_threshold", std::to_string(o.push_threshold),
-             "expected failed pushes before a frame runs where it is, an integer from 1 to 255");
-    s.push_threshold = o.push_threshold;
-  } else if (const std::string v = env("LOCUS_PUSH_THRESHOLD"); !v.empty()) {
-    s.push_threshold = static_cast<int>(
-        parse_integer("LOCUS_PUSH_THRESHOLD", v, 1, 255, "failed pushes before a frame runs where it is"));
-  }
+  resolve_policy_options(o, s);
+  if (s.machine) check_machine_operations(o, *s.machine);
 
   s.wrap_hints = !choose_flag("", "hint_range", "LOCUS_HINT_RANGE", "error", "wrap",
                               "error (a place hint outside 0..num_places()-1 throws at the spawn) or wrap "

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "locus/runtime.hpp"
@@ -53,8 +54,10 @@ struct settings {
   long long seed = -1;
   bool asymmetric_fence = true;  // falls back to symmetric if the kernel lacks membarrier
   bool spawn_on_stack = true;    // x86-64 only; elsewhere spawn always uses two fiber switches
-  std::vector<double> steal_weights = {8, 2, 1};  // numa-ws victim weights by distance rank
-  int push_threshold = 4;                         // numa-ws
+  // The chosen policy's options, every one its registry entry declares, in
+  // its order, resolved (runtime_options::policy_options, then the
+  // environment, then the default) and validated.
+  std::vector<std::pair<std::string, std::string>> policy_options;
   bool wrap_hints = false;       // LOCUS_HINT_RANGE=wrap: out-of-range places taken modulo
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "summary", "json" (stderr) or "json:FILE"
 };
@@ -64,8 +67,6 @@ settings resolve_settings(const runtime_options& options);
 // Parsers shared with tools and tests. Each throws config_error.
 long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
                         std::string_view meaning);
-// LOCUS_STEAL_WEIGHTS: "8,2,1" -> {8, 2, 1}; every weight positive.
-std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text);
 std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
                             std::size_t max);
 

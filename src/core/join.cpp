@@ -46,7 +46,7 @@ void prepare_waiter(continuation& c, const worker& w) {
   c.kind = frame_kind::continuation;
   c.run = &resume_self;
   c.saved_sp = nullptr;
-  c.place = w.hint;
+  c.ctx = w.ctx;
   c.owner = w.id;
 }
 
@@ -54,6 +54,8 @@ void prepare_waiter(continuation& c, const worker& w) {
 // (finish_suspension) once this fiber's context is saved; returns when the
 // parent is resumed, possibly on another worker.
 void suspend(worker& w, suspension& why) {
+  assert(&w == &this_worker() && "a frame suspends on the worker running it");
+  if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   switch_activity(w, activity::sched, w.rt->eng->now_ns());
@@ -90,12 +92,12 @@ bool g_spawn_on_stack = true;
 namespace {
 
 // The child's return: if the parent is still at the bottom of this
-// worker's deque, nothing was stolen; pop it and give it back its hint.
+// worker's deque, nothing was stolen; pop it and give it back its context.
 // Returns the worker that resumes the parent, or nullptr if it was stolen.
-worker* take_back_parent(const frame* parent_frame, std::int32_t parent_hint) {
+worker* take_back_parent(const frame* parent_frame, const task_context& parent_ctx) {
   worker& now_on = this_worker();
   if (now_on.deque.pop() != parent_frame) [[unlikely]] return nullptr;
-  now_on.hint = parent_hint;
+  now_on.ctx = parent_ctx;
   return &now_on;
 }
 
@@ -117,11 +119,11 @@ void* spawned_body(void* arg) {
   group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
   fiber* parent_fiber = static_cast<fiber*>(req.parent.fiber);
-  const std::int32_t parent_hint = req.spawner->hint;
+  const task_context parent_ctx = req.spawner->ctx;
 
   req.trampoline(req);  // publishes the parent, runs the child
 
-  if (worker* now_on = take_back_parent(parent_frame, parent_hint)) [[likely]] {
+  if (worker* now_on = take_back_parent(parent_frame, parent_ctx)) [[likely]] {
     // Nothing stolen: return into the parent, which releases this fiber.
     now_on->pending_release = child;
     enter_fiber(nullptr, parent_fiber);
@@ -138,11 +140,11 @@ inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   req.parent.fiber = parent_fiber;
   group_state* group = req.parent.group;
   const frame* parent_frame = &req.parent;
-  const std::int32_t parent_hint = w.hint;
+  const task_context parent_ctx = w.ctx;
 
   req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
 
-  if (take_back_parent(parent_frame, parent_hint) != nullptr) [[likely]] {
+  if (take_back_parent(parent_frame, parent_ctx) != nullptr) [[likely]] {
     // Nothing stolen: straight back to the parent; this fiber is finished.
     switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
     switch_fiber(running_fiber(), parent_fiber, &msg, true);
@@ -204,7 +206,7 @@ void fiber_main(transfer t) {
 
 void publish_parent(spawn_request& req) noexcept {
   // Still on the spawning worker: the child has not run any user code yet.
-  req.spawner->deque.push(&req.parent);
+  push_own(*req.spawner, &req.parent);
   notify_push();
 }
 
@@ -228,6 +230,7 @@ void sync_group(group_state& g) {
   worker_view* view = current_worker();
   if (view == nullptr) return sync_from_outside(g);
   worker* w = static_cast<worker*>(view);
+  if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_group(*w, group_event::synced, &g);
 
   // Parent-first children that nobody stole run here, newest first.
   while (g.parent_first_pending > 0) {
@@ -238,11 +241,13 @@ void sync_group(group_state& g) {
     // Everything pushed after this group's children was joined before this
     // sync, so the newest frames are this group's own.
     assert(job->run == &run_parent_first_job && job->group == &g);
-    const std::int32_t parent_hint = w->hint;
-    w->hint = job->place;  // the child's hint, inherited by what it spawns
+    const task_context parent_ctx = w->ctx;
+    w->ctx = job->ctx;  // the child's context, inherited by what it spawns
+    if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::begin, job);
     job->invoke(job);
     w = &this_worker();
-    w->hint = parent_hint;
+    if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::end, nullptr);
+    w->ctx = parent_ctx;
   }
   const std::int64_t stolen_jobs = g.parent_first_pending;
   g.parent_first_pending = 0;
@@ -318,6 +323,23 @@ frame* run_parent_first_job(frame* f) {
     return nullptr;
   }
   return parent_ready(g->waiter, ready_reason::last_child_returned);
+}
+
+bool policy_spawns_parent_first(worker_view& w, bool fork) {
+  return static_cast<worker&>(w).rt->policy->parent_first(w, fork);
+}
+
+bool push_fork_hooked(worker_view& w, frame* job) {
+  if ((w.hooks & hook_spawn_order) && policy_spawns_parent_first(w, true)) return false;
+  push_own(w, job);
+  return true;
+}
+
+void policy_group_created(worker_view& w, group_state& g) {
+  // The sync of an observed group takes the slow path, which reports it;
+  // `stolen` only means "sync must look", so setting it is always safe.
+  g.stolen = true;
+  static_cast<worker&>(w).rt->policy->on_group(w, group_event::created, &g);
 }
 
 void route_spawn(group_state& g, frame* f) {
@@ -416,7 +438,7 @@ void spawn_child_from_outside(group_state& g, parent_first_job* child) {
   std::binary_semaphore resume{0};
   outside_spawn spawn;
   spawn.run = &run_outside_spawn;
-  spawn.place = child->place;
+  spawn.ctx = child->ctx;
   spawn.child = child;
   spawn.caller.run = &release_outside_caller;
   spawn.caller.resume = &resume;

@@ -86,9 +86,10 @@ void park(worker& w, mutex_waiter& waiter) {
   new (&waiter.task) continuation();
   waiter.task.kind = frame_kind::continuation;
   waiter.task.run = &mutex_waiter::resume_self;
-  waiter.task.place = w.hint;
+  waiter.task.ctx = w.ctx;
   waiter.task.owner = w.id;
   waiter.finish = &mutex_waiter::finish_park;
+  if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   switch_activity(w, activity::sched, w.rt->eng->now_ns());

@@ -10,7 +10,6 @@
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/sanitizers.hpp"
-#include "engine/sim_engine.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
@@ -80,11 +79,12 @@ runtime_state& pool() {
 }
 
 namespace {
-engine* make_engine(const settings& cfg) {
-  if (!cfg.simulate) return make_threaded_engine(cfg.seed);
-  sim::memory_options memory;
-  memory.block_bytes = cfg.sim_block_bytes;
-  return new sim_engine(*cfg.machine, cfg.seed >= 0 ? static_cast<std::uint64_t>(cfg.seed) : 1, memory);
+engine_config engine_settings(const settings& cfg) {
+  engine_config e;
+  if (cfg.simulate) e.simulated_machine = cfg.machine;
+  e.sim_block_bytes = cfg.sim_block_bytes;
+  e.seed = cfg.seed;
+  return e;
 }
 
 // The simulator's workers never share a core unless there are more workers
@@ -97,7 +97,7 @@ int cpus_for_placement(const settings& cfg) {
 runtime_state::runtime_state(settings s)
     : cfg(std::move(s)),
       places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg), cfg.pack)),
-      eng(make_engine(cfg)),
+      eng(make_engine(engine_settings(cfg))),
       fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
   // ThreadSanitizer keeps a shadow call stack per fiber and cannot follow a
@@ -110,7 +110,10 @@ runtime_state::runtime_state(settings s)
     const auto idx = static_cast<std::size_t>(i);
     workers.push_back(std::make_unique<worker>(*this, i, places.worker_place[idx], fibers));
   }
-  policy = make_policy(cfg.policy, *this);  // sees the workers
+  const policy_entry& entry = *find_policy(cfg.policy);  // resolve_settings checked the name
+  build_policy_context(entry);
+  policy = entry.make(policy_ctx);
+  policy_filters_work = policy->filters_work();
   if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
@@ -118,6 +121,20 @@ runtime_state::runtime_state(settings s)
                  cfg.workers, cfg.topo.is_virtual ? ("virtual topology " + cfg.topo.description).c_str() : "the host",
                  std::max(1u, std::thread::hardware_concurrency()));
   eng->start_workers(places, cfg.pin, [this](int i) { worker_main(*this, i); });
+}
+
+void runtime_state::build_policy_context(const policy_entry& entry) {
+  for (auto& w : workers) policy_ctx.slots_.push_back({w.get(), &w->rng, w->counters.policy});
+  policy_ctx.places_ = &places;
+  policy_ctx.eng_ = eng.get();
+  for (const auto& op : entry.costs) policy_ctx.costs_.push_back(eng->declare_cost(op));
+  policy_ctx.options_ = cfg.policy_options;
+  policy_ctx.wake_ = [](void* rt, int id) {
+    auto& self = *static_cast<runtime_state*>(rt);
+    return wake_if_parked(self, *self.workers[static_cast<std::size_t>(id)]);
+  };
+  policy_ctx.wake_arg_ = this;
+  policy_ctx.rt_ = this;
 }
 
 runtime_state::~runtime_state() {
@@ -133,7 +150,7 @@ void submit_root(runtime_state& rt, frame* f) {
     root_started(rt);
     rt.roots.push(f);
     // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
+    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_sleeper_for(rt, nullptr);
   });
 }
 
@@ -181,17 +198,17 @@ int num_workers() { return static_cast<int>(detail::pool().workers.size()); }
 int worker_id() noexcept { return detail::t_worker != nullptr ? detail::t_worker->id : -1; }
 int num_places() { return detail::pool().places.num_places; }
 int current_place() noexcept { return detail::t_worker != nullptr ? detail::t_worker->place : -1; }
-std::string policy_name() { return detail::pool().policy->name(); }
+std::string policy_name() { return detail::pool().cfg.policy; }
 std::string engine_name() { return detail::pool().eng->name(); }
 std::vector<std::string> available_policies() { return detail::policy_names(); }
 
 place_hint current_hint() noexcept {
-  return {detail::t_worker != nullptr ? detail::t_worker->hint : detail::any_place};
+  return {detail::t_worker != nullptr ? detail::t_worker->ctx.place : detail::any_place};
 }
 
 void set_hint(place_hint hint) {
   const std::int32_t place = detail::checked_place(hint);
-  if (detail::t_worker != nullptr) detail::t_worker->hint = place;
+  if (detail::t_worker != nullptr) detail::t_worker->ctx.place = place;
 }
 
 std::int32_t detail::checked_place(place_hint hint) {

@@ -12,7 +12,8 @@
 #include "core/fiber.hpp"
 #include "core/worker.hpp"
 #include "engine/engine.hpp"
-#include "policy/policy.hpp"
+#include "locus/stats.hpp"
+#include "policy/registry.hpp"
 #include "topology/topology.hpp"
 
 namespace locus::detail {
@@ -46,11 +47,15 @@ class injector {
 struct runtime_state {
   explicit runtime_state(settings s);
   ~runtime_state();
+  runtime_state(const runtime_state&) = delete;
+  runtime_state& operator=(const runtime_state&) = delete;
 
   settings cfg;
   placement places;
   std::unique_ptr<engine> eng;
+  policy_context policy_ctx;  // what the policy sees of all this
   std::unique_ptr<policy_base> policy;
+  bool policy_filters_work = false;  // policy->may_take can say no
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
   injector roots;
@@ -60,6 +65,17 @@ struct runtime_state {
   std::atomic<std::uint64_t> busy_ns{0};
   std::atomic<bool> stopping{false};
   std::uint64_t spin_ns = 0;
+  // What reset_stats() saw; get_stats() reports the difference (stats.cpp).
+  struct {
+    std::mutex mutex;
+    std::vector<locus::worker_stats> workers;  // empty: never reset
+    std::uint64_t busy_ns = 0;
+  } baseline;
+
+ private:
+  // Fills policy_ctx from the workers, placement, engine and settings, and
+  // declares the policy's operations to the engine.
+  void build_policy_context(const policy_entry& entry);
 };
 
 // The pool, or nullptr before it starts. Starting it on first use takes a
@@ -78,6 +94,9 @@ std::uint64_t busy_ns(runtime_state& rt);
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);
 void wake_one_sleeper(runtime_state& rt) noexcept;
+// Wakes a sleeper the policy lets take work that appeared in source's
+// deque (source == nullptr: in the root queue).
+void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept;
 // Wakes w if it sleeps; returns whether it did (scheduler.cpp).
 bool wake_if_parked(runtime_state& rt, worker& w) noexcept;
 

@@ -2,8 +2,9 @@
 //
 //   run_scheduler(ready):          (NUMA-WS figure 2, "scheduling loop")
 //     loop: if a continuation is ready, switch to it;
-//           else find work (policy's local work first, then root tasks
-//           submitted from outside, then steal) and run it.
+//           else find work (the policy's search round, policy.hpp; by
+//           default the own deque, the policy's local work, root tasks
+//           submitted from outside, then one steal) and run it.
 //
 // Sleep protocol. g_idle_state packs (sleeping << 32 | searching). A worker
 // that finds nothing for spin_us moves itself from searching to sleeping
@@ -21,9 +22,12 @@
 // warm_spin_factor times longer than LOCUS_SPIN_US before it sleeps, so the
 // workers of an iterative computation stay awake between its loops.
 //
-// Inboxes (inbox.hpp): a worker takes frames posted to it right after its
-// own deque; a thief whose steal from a victim's deque failed takes from the
-// victim's inbox, so posted work never waits for a busy worker.
+// Inboxes (inbox.hpp): before the policy's search round a worker takes a
+// frame posted to it (static loop blocks, loop-affinity sub-ranges); after a
+// round that found nothing it tries one random other worker's inbox, so
+// posted work never waits for a busy or descheduled worker.
+#include <cassert>
+
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
@@ -43,11 +47,28 @@ void leave_searching(runtime_state& rt, bool found_by_stealing) {
   if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt);
 }
 
+// Work that `self` may take is visible somewhere. A policy that forbids
+// some work to some workers (may_take) is asked, so that a worker it
+// forbids sleeps instead of bouncing between sleep and a search that
+// cannot succeed.
 bool work_visible(runtime_state& rt, worker& self) {
-  if (!rt.roots.empty() || rt.policy->has_work_for(self)) return true;
-  for (auto& w : rt.workers)
-    if (!w->deque.looks_empty() || !w->posted.looks_empty()) return true;
+  const bool filtered = rt.policy_filters_work;
+  if (!rt.roots.empty() && (!filtered || rt.policy->may_take(self, nullptr))) return true;
+  if (rt.policy->has_work_for(self)) return true;
+  for (auto& w : rt.workers) {
+    if (!w->posted.looks_empty()) return true;
+    if (!w->deque.looks_empty() && (!filtered || rt.policy->may_take(self, w.get()))) return true;
+  }
   return false;
+}
+
+// A policy forbids `self` every frame in sight: spinning cannot help, so
+// the worker sleeps at once (a wake comes when work it may take appears).
+bool only_forbidden_work(runtime_state& rt, worker& self) {
+  if (!rt.policy_filters_work || work_visible(rt, self)) return false;
+  for (auto& w : rt.workers)
+    if (!w->deque.looks_empty()) return true;
+  return !rt.roots.empty();
 }
 
 // Takes a parked worker out of its sleep (park_word 1 -> 0) and moves it
@@ -84,11 +105,26 @@ void sleep(worker& w, std::uint64_t nap_ns) {
   claim_parked(w);
 }
 
+// A frame posted to another worker that has not taken it yet: one random
+// other worker's inbox, as a steal.
+search_result raid_posted(runtime_state& rt, worker& w) {
+  const auto n = static_cast<std::uint32_t>(rt.workers.size());
+  if (n < 2) return {};
+  worker& victim = *rt.workers[(w.id + 1 + w.rng.below(n - 1)) % n];
+  if (victim.posted.looks_empty()) return {};
+  w.attempt_start_ns = rt.eng->now_ns();
+  frame* f = victim.posted.take();
+  if (f == nullptr) return {};
+  w.counters.steals.bump();
+  return {f, found_at::steal};
+}
+
 // Returns a frame to run, or nullptr when the pool is stopping.
 frame* find_work(worker& w) {
   runtime_state& rt = *w.rt;
   engine& eng = *rt.eng;
   policy_base& policy = *rt.policy;
+  assert(&w == &this_worker() && "only a worker searches for itself");
   std::uint64_t now = eng.now_ns();
   switch_activity(w, activity::idle, now);
   g_idle_state.fetch_add(1, std::memory_order_acq_rel);
@@ -100,49 +136,30 @@ frame* find_work(worker& w) {
   // search found work, back to the base once this worker has slept.
   std::uint64_t spin_ns = w.warm ? rt.spin_ns * tunables::warm_spin_factor : rt.spin_ns;
   for (;;) {
-    // Own frames first. Thieves take the oldest frames, so by the time a
-    // worker gets here its deque is normally empty; what can be left is a
-    // parent-first child a policy routed to this very deque. Then what the
-    // policy keeps for this worker, then root tasks from outside.
-    frame* f = w.deque.pop();
-    if (f == nullptr) f = w.posted.take();
-    if (f == nullptr) f = policy.find_local_work(w);
-    const bool root = f == nullptr && (f = rt.roots.try_pop()) != nullptr;
-    if (f != nullptr) {
-      leave_searching(rt, root);
-      switch_activity(w, activity::work, eng.now_ns());
+    // One round of the policy's search. By default own frames first:
+    // thieves take the oldest frames, so by the time a worker gets here its
+    // deque is normally empty; what can be left is a parent-first child a
+    // policy routed to this very deque. Then what the policy keeps for this
+    // worker, then root tasks from outside, then one steal attempt.
+    search_result found{w.posted.take(), found_at::posted};
+    if (found.f == nullptr) found = policy.find_work(w);
+    if (found.f == nullptr) found = raid_posted(rt, w);
+    if (found.f != nullptr) {
       w.warm = true;
-      return f;
-    }
-    if (worker* victim = policy.choose_victim(w)) {
-      const std::uint64_t attempt_start = eng.now_ns();
-      w.counters.steal_attempts.bump();
-      eng.charge(sched_op::steal_attempt, w.id, victim->id);
-      frame* f = policy.steal_from(w, *victim);
-      if (f != nullptr) {
-        // A successful steal, even if the policy then sends the frame on.
-        w.counters.steals.bump();
-        f = policy.after_steal(w, f);
-      } else if ((f = victim->posted.take()) != nullptr) {
-        // Work posted to a worker that has not got to it yet (inbox.hpp).
-        w.counters.steals.bump();
-      }
-      if (f != nullptr) {
-        w.warm = true;
-        leave_searching(rt, true);
-        // The failed attempts were idle time; the one that succeeded, and
-        // what the policy did with the frame, is scheduling time.
-        switch_activity(w, activity::sched, attempt_start);
-        switch_activity(w, activity::work, eng.now_ns());
-        return f;
-      }
+      const bool stolen = found.where == found_at::steal;
+      leave_searching(rt, stolen || found.where == found_at::roots);
+      // The failed attempts were idle time; the one that succeeded, and
+      // what the policy did with the frame, is scheduling time.
+      if (stolen) switch_activity(w, activity::sched, w.attempt_start_ns);
+      switch_activity(w, activity::work, eng.now_ns());
+      return found.f;
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
       leave_searching(rt, false);
       return nullptr;
     }
     now = eng.now_ns();
-    if (now - spin_start < spin_ns) {
+    if (now - spin_start < spin_ns && !only_forbidden_work(rt, w)) {
       eng.relax(spins++);
       continue;
     }
@@ -157,15 +174,17 @@ frame* find_work(worker& w) {
 
 // Counts where hinted frames run (slow path: frames the scheduler handles).
 void note_place(worker& w, const frame& f) {
-  if (f.place == any_place) return;
-  (f.place == w.place ? w.counters.at_hinted_place : w.counters.off_hinted_place).bump();
+  if (f.ctx.place == any_place) return;
+  (f.ctx.place == w.place ? w.counters.at_hinted_place : w.counters.off_hinted_place).bump();
 }
 
 [[noreturn]] void resume(frame* ready) {
   auto* c = static_cast<continuation*>(ready);
   worker& w = this_worker();
+  assert(c->kind == frame_kind::continuation && "only continuations resume");
   note_place(w, *c);
-  w.hint = c->place;
+  w.ctx = c->ctx;
+  if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::resume, c);
   w.counters.resumes.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
   auto* target = static_cast<fiber*>(c->fiber);
@@ -199,9 +218,16 @@ void run_scheduler(frame* ready) {
     worker& w = this_worker();
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
-    if (f->kind == frame_kind::job) note_place(w, *f);  // a continuation is counted when it resumes
-    w.hint = f->place;
+    const bool job = f->kind == frame_kind::job;
+    if (job) note_place(w, *f);  // a continuation is counted when it resumes
+    w.ctx = f->ctx;
+    if (job && (w.hooks & hook_task_events)) [[unlikely]] w.rt->policy->on_task(w, task_event::begin, f);
     ready = f->run(f);
+    // The job ran to its end, possibly after moving to another worker.
+    if (job) {
+      worker& now_on = this_worker();
+      if (now_on.hooks & hook_task_events) [[unlikely]] now_on.rt->policy->on_task(now_on, task_event::end, nullptr);
+    }
   }
 }
 
@@ -226,8 +252,17 @@ void wake_one_sleeper(runtime_state& rt) noexcept {
     if (wake_if_parked(rt, *w)) return;
 }
 
+void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept {
+  if (!rt.policy_filters_work) return wake_one_sleeper(rt);
+  // Only a sleeper the policy lets take the new work; if there is none,
+  // the work waits for its own worker or a permitted searcher (and the
+  // sleepers' nap timers while a computation runs).
+  for (auto& w : rt.workers)
+    if (rt.policy->may_take(*w, source) && wake_if_parked(rt, *w)) return;
+}
+
 void wake_for_new_work() noexcept {
-  if (runtime_state* rt = pool_if_started()) wake_one_sleeper(*rt);
+  if (runtime_state* rt = pool_if_started()) wake_sleeper_for(*rt, current_worker());
 }
 
 void worker_main(runtime_state& rt, int index) {

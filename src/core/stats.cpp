@@ -1,34 +1,45 @@
-// Counter snapshots, reset (by baseline, so only workers write counters),
-// and their readable and JSON forms.
+// Counter snapshots, reset (by a baseline kept in the pool, so that only
+// workers write counters), and their readable and JSON forms.
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <stdexcept>
 #include <sstream>
 
 #include "core/runtime_state.hpp"
-#include "engine/sim_engine.hpp"
 #include "locus/stats.hpp"
+#include "util/json_string.hpp"
 
 namespace locus {
 namespace {
 
-std::mutex g_baseline_mutex;
-std::vector<worker_stats> g_baseline;
-const void* g_baseline_pool = nullptr;
+// The fixed counters of worker_stats, by name, for arithmetic on every one
+// of them and for their JSON form.
+constexpr std::pair<const char*, std::uint64_t worker_stats::*> counters[] = {
+    {"spawns", &worker_stats::spawns},
+    {"steal_attempts", &worker_stats::steal_attempts},
+    {"steals", &worker_stats::steals},
+    {"suspends", &worker_stats::suspends},
+    {"resumes", &worker_stats::resumes},
+    {"sleeps", &worker_stats::sleeps},
+    {"at_hinted_place", &worker_stats::at_hinted_place},
+    {"off_hinted_place", &worker_stats::off_hinted_place}};
 
-// The counters of worker_stats, for arithmetic on every one of them.
-constexpr std::uint64_t worker_stats::* counters[] = {
-    &worker_stats::spawns,        &worker_stats::steal_attempts, &worker_stats::steals,
-    &worker_stats::suspends,      &worker_stats::resumes,        &worker_stats::sleeps,
-    &worker_stats::mailbox_hits,  &worker_stats::pushes,         &worker_stats::push_attempts,
-    &worker_stats::at_hinted_place, &worker_stats::off_hinted_place, &worker_stats::l1_hits,
-    &worker_stats::l2_hits,       &worker_stats::l3_hits,        &worker_stats::remote_l3_hits,
-    &worker_stats::local_dram,    &worker_stats::remote_dram};
+// a += b (sign +1) or a -= b (sign -1), by name.
+void combine(std::vector<named_count>& a, const std::vector<named_count>& b, int sign) {
+  for (const auto& c : b) {
+    auto it = std::find_if(a.begin(), a.end(), [&](const named_count& x) { return x.name == c.name; });
+    if (it == a.end()) it = a.insert(a.end(), named_count{c.name, 0});
+    it->value = sign > 0 ? it->value + c.value : it->value - c.value;
+  }
+}
 constexpr double worker_stats::* times[] = {&worker_stats::work_s, &worker_stats::sched_s, &worker_stats::idle_s};
-
-std::uint64_t g_baseline_busy_ns = 0;
 
 std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
   std::vector<worker_stats> out;
+  const auto& policy_counter_names = detail::find_policy(rt.cfg.policy)->counters;
+  const std::vector<std::string> engine_counter_names = rt.eng->counter_names();
+  std::vector<std::uint64_t> engine_values;
   const std::uint64_t now = rt.eng->now_ns();
   for (auto& wp : rt.workers) {
     const detail::worker& w = *wp;
@@ -50,20 +61,14 @@ std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
     s.suspends = w.counters.suspends.read();
     s.resumes = w.counters.resumes.read();
     s.sleeps = w.counters.sleeps.read();
-    s.mailbox_hits = w.counters.mailbox_hits.read();
-    s.pushes = w.counters.pushes.read();
-    s.push_attempts = w.counters.push_attempts.read();
     s.at_hinted_place = w.counters.at_hinted_place.read();
     s.off_hinted_place = w.counters.off_hinted_place.read();
-    std::uint64_t served[6];
-    if (rt.eng->memory_accesses(w.id, served)) {
-      s.l1_hits = served[0];
-      s.l2_hits = served[1];
-      s.l3_hits = served[2];
-      s.remote_l3_hits = served[3];
-      s.local_dram = served[4];
-      s.remote_dram = served[5];
-    }
+    for (std::size_t i = 0; i < policy_counter_names.size(); ++i)
+      s.policy_counters.push_back({policy_counter_names[i], w.counters.policy[i].read()});
+    engine_values.assign(engine_counter_names.size(), 0);
+    rt.eng->read_counters(w.id, engine_values.data());
+    for (std::size_t i = 0; i < engine_counter_names.size(); ++i)
+      s.engine_counters.push_back({engine_counter_names[i], engine_values[i]});
     out.push_back(s);
   }
   return out;
@@ -83,29 +88,45 @@ std::vector<worker_stats> raw_snapshot(detail::runtime_state& rt, std::uint64_t&
 worker_stats minus(const worker_stats& a, const worker_stats& b) {
   worker_stats d = a;
   for (auto field : times) d.*field -= b.*field;
-  for (auto field : counters) d.*field -= b.*field;
+  for (auto [name, field] : counters) d.*field -= b.*field;
+  combine(d.policy_counters, b.policy_counters, -1);
+  combine(d.engine_counters, b.engine_counters, -1);
   return d;
 }
 
 
+// One flat object: the fixed fields, then the policy's and the engine's
+// counters under their own names.
 void json_fields(std::ostringstream& o, const worker_stats& s) {
   o << "\"worker\":" << s.worker << ",\"place\":" << s.place << ",\"work_s\":" << s.work_s
-    << ",\"sched_s\":" << s.sched_s << ",\"idle_s\":" << s.idle_s << ",\"spawns\":" << s.spawns
-    << ",\"steal_attempts\":" << s.steal_attempts << ",\"steals\":" << s.steals << ",\"suspends\":" << s.suspends
-    << ",\"resumes\":" << s.resumes << ",\"sleeps\":" << s.sleeps << ",\"mailbox_hits\":" << s.mailbox_hits
-    << ",\"pushes\":" << s.pushes << ",\"push_attempts\":" << s.push_attempts
-    << ",\"at_hinted_place\":" << s.at_hinted_place << ",\"off_hinted_place\":" << s.off_hinted_place
-    << ",\"l1_hits\":" << s.l1_hits << ",\"l2_hits\":" << s.l2_hits
-    << ",\"l3_hits\":" << s.l3_hits << ",\"remote_l3_hits\":" << s.remote_l3_hits
-    << ",\"local_dram\":" << s.local_dram << ",\"remote_dram\":" << s.remote_dram;
+    << ",\"sched_s\":" << s.sched_s << ",\"idle_s\":" << s.idle_s;
+  for (auto [name, field] : counters) o << ",\"" << name << "\":" << s.*field;
+  for (const auto& c : s.policy_counters) o << "," << detail::json_string(c.name) << ":" << c.value;
+  for (const auto& c : s.engine_counters) o << "," << detail::json_string(c.name) << ":" << c.value;
 }
 
 }  // namespace
 
 worker_stats& worker_stats::operator+=(const worker_stats& other) {
   for (auto field : times) this->*field += other.*field;
-  for (auto field : counters) this->*field += other.*field;
+  for (auto [name, field] : counters) this->*field += other.*field;
+  combine(policy_counters, other.policy_counters, +1);
+  combine(engine_counters, other.engine_counters, +1);
   return *this;
+}
+
+std::uint64_t worker_stats::counter(std::string_view name) const {
+  for (auto [n, field] : counters)
+    if (name == n) return this->*field;
+  for (const auto* list : {&policy_counters, &engine_counters})
+    for (const auto& c : *list)
+      if (c.name == name) return c.value;
+  std::string known;
+  for (auto [n, field] : counters) known += std::string(known.empty() ? "" : ", ") + n;
+  for (const auto* list : {&policy_counters, &engine_counters})
+    for (const auto& c : *list) known += ", " + c.name;
+  throw std::out_of_range("locus::worker_stats::counter(\"" + std::string(name) +
+                          "\"): no such counter for this policy and engine; counters: " + known);
 }
 
 worker_stats stats::total() const {
@@ -122,7 +143,13 @@ std::string stats::summary() const {
   std::snprintf(line, sizeof line, "%6s %5s %9s %9s %9s %12s %10s %8s %8s %8s %7s\n", "worker", "place",
                 "work_s", "sched_s", "idle_s", "spawns", "attempts", "steals", "suspends", "resumes",
                 "sleeps");
-  o << line;
+  // The policy's counters, one column each, after the fixed ones.
+  std::string header(line);
+  header.pop_back();
+  if (!workers.empty())
+    for (const auto& c : workers.front().policy_counters)
+      header += " " + std::string(c.name.size() < 10 ? 10 - c.name.size() : 0, ' ') + c.name;
+  o << header << '\n';
   auto row = [&](const worker_stats& s, const char* label) {
     char id[16];
     if (label != nullptr) std::snprintf(id, sizeof id, "%s", label);
@@ -132,7 +159,14 @@ std::string stats::summary() const {
                   static_cast<unsigned long long>(s.steal_attempts), static_cast<unsigned long long>(s.steals),
                   static_cast<unsigned long long>(s.suspends), static_cast<unsigned long long>(s.resumes),
                   static_cast<unsigned long long>(s.sleeps));
-    o << line;
+    std::string text(line);
+    text.pop_back();
+    for (const auto& c : s.policy_counters) {
+      std::snprintf(line, sizeof line, " %*llu", static_cast<int>(std::max<std::size_t>(10, c.name.size())),
+                    static_cast<unsigned long long>(c.value));
+      text += line;
+    }
+    o << text << '\n';
   };
   for (const auto& s : workers) row(s, nullptr);
   row(total(), "total");
@@ -159,20 +193,20 @@ stats get_stats() {
   std::uint64_t busy = 0;
   out.workers = raw_snapshot(rt, busy);
   out.simulated = rt.cfg.simulate;
-  if (out.simulated) out.block_bytes = static_cast<detail::sim_engine&>(*rt.eng).block_bytes();
-  std::lock_guard lock(g_baseline_mutex);
-  const bool since_reset = g_baseline_pool == &rt && g_baseline.size() == out.workers.size();
+  out.block_bytes = rt.eng->access_unit_bytes();
+  std::lock_guard lock(rt.baseline.mutex);
+  const bool since_reset = rt.baseline.workers.size() == out.workers.size();
   if (since_reset)
-    for (std::size_t i = 0; i < out.workers.size(); ++i) out.workers[i] = minus(out.workers[i], g_baseline[i]);
-  out.elapsed_s = static_cast<double>(busy - (since_reset ? g_baseline_busy_ns : 0)) * 1e-9;
+    for (std::size_t i = 0; i < out.workers.size(); ++i)
+      out.workers[i] = minus(out.workers[i], rt.baseline.workers[i]);
+  out.elapsed_s = static_cast<double>(busy - (since_reset ? rt.baseline.busy_ns : 0)) * 1e-9;
   return out;
 }
 
 void reset_stats() {
   detail::runtime_state& rt = detail::pool();
-  std::lock_guard lock(g_baseline_mutex);
-  g_baseline = raw_snapshot(rt, g_baseline_busy_ns);
-  g_baseline_pool = &rt;
+  std::lock_guard lock(rt.baseline.mutex);
+  rt.baseline.workers = raw_snapshot(rt, rt.baseline.busy_ns);
 }
 
 }  // namespace locus

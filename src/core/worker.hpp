@@ -10,38 +10,25 @@
 
 #include "core/fiber.hpp"
 #include "core/inbox.hpp"
+#include "engine/random.hpp"
+#include "policy/policy_context.hpp"
 #include "locus/detail/worker_view.hpp"
 
 namespace locus::detail {
 
 struct runtime_state;
 
-// xorshift64*: the victim-choice generator (fast, seedable, deterministic).
-struct rng64 {
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  void seed(std::uint64_t s) { state = s != 0 ? s : 0x9E3779B97F4A7C15ull; }
-  std::uint64_t next() {
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return state * 0x2545F4914F6CDD1Dull;
-  }
-  // Uniform in [0, n).
-  std::uint32_t below(std::uint32_t n) {
-    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(next() >> 32) * n) >> 32);
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
-
 // NUMA-WS section II: every moment of a worker is work, scheduling or idle.
 enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
 
 struct worker_counters {
-  owner_counter steal_attempts, steals, suspends, resumes, sleeps, mailbox_hits, pushes, push_attempts;
+  owner_counter steal_attempts, steals, suspends, resumes, sleeps;
   // Frames with a place hint that the scheduler started or resumed at that
   // place, or elsewhere (NUMA-WS: hints are hints).
   owner_counter at_hinted_place, off_hinted_place;
   std::atomic<std::uint64_t> time_ns[3] = {};  // by activity; owner writes
+  // The policy's counters, in the order its registry entry names them.
+  owner_counter policy[max_policy_counters];
 };
 
 struct worker : worker_view {
@@ -76,6 +63,7 @@ struct worker : worker_view {
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;
+  std::uint64_t attempt_start_ns = 0;  // the last steal attempt (policy_context::steal_attempt)
   std::uint64_t activity_since_ns = 0;
   std::atomic<std::uint8_t> published_activity{static_cast<std::uint8_t>(activity::idle)};
   std::atomic<std::uint64_t> published_since_ns{0};

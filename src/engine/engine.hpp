@@ -14,20 +14,37 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "sim/machine_model.hpp"
 #include "topology/topology.hpp"
 
 namespace locus::detail {
 
 struct fiber;
 
-// Scheduling operations an engine may charge time for (the simulator does;
-// the threaded engine measures instead). `other` names the worker whose
-// lines the operation touches: the victim of a steal, the owner of a
-// mailbox; -1 when there is none.
-enum class sched_op { steal_attempt, mailbox, fiber_switch };
+// The core's scheduling operations an engine may charge time for (the
+// simulator does; the threaded engine measures instead). `other` names the
+// worker whose lines the operation touches: the victim of a steal; -1 when
+// there is none.
+enum class sched_op { steal_attempt, fiber_switch };
+
+// An operation a policy brings (NUMA-WS: a mailbox deposit or take),
+// declared once when the pool starts: its name (machine files may price it
+// as <name>_local / <name>_remote) and how many cache lines the other worker
+// last wrote it moves, plus one locked read-modify-write.
+struct operation_decl {
+  std::string name;
+  unsigned lines = 1;
+};
+// What declare_cost returns and charge takes.
+struct cost_id {
+  int index = -1;
+};
 
 // What the core keeps per thread (which worker, which fiber runs). An
 // engine that runs several workers on one thread saves and restores it
@@ -79,18 +96,38 @@ class engine {
 
   // Worker `worker` performs `op` (see sched_op). Only on scheduling paths.
   virtual void charge(sched_op, int /*worker*/, int /*other*/) {}
+  // Declares a policy's operation (before the workers start) and charges it.
+  virtual cost_id declare_cost(const operation_decl&) { return {declared_++}; }
+  virtual void charge(cost_id, int /*worker*/, int /*other*/) {}
 
   // The fiber worker i's body starts on, when the engine provides it (a
   // virtual thread's stack); nullptr: the body runs on its thread's stack.
   virtual fiber* home_fiber(int /*worker*/) { return nullptr; }
 
-  // The simulator's per-worker memory accesses by where they were served
-  // (L1, L2, own L3, remote L3, local DRAM, remote DRAM); false when the
-  // engine does not model memory.
-  virtual bool memory_accesses(int /*worker*/, std::uint64_t (& /*out*/)[6]) const { return false; }
+  // Per-worker figures only this engine knows (the simulator: memory
+  // accesses by where they were served), by name, in a fixed order; stats
+  // report them as they are (locus::worker_stats::engine_counters).
+  virtual std::vector<std::string> counter_names() const { return {}; }
+  // Writes worker's counters, one per name, to out.
+  virtual void read_counters(int /*worker*/, std::uint64_t* /*out*/) const {}
+  // The unit of the memory accesses those counters count, in bytes; 0 when
+  // the engine counts none.
+  virtual std::size_t access_unit_bytes() const { return 0; }
+
+ private:
+  int declared_ = 0;
 };
 
-// seed < 0 picks a random seed per run.
-engine* make_threaded_engine(long long seed);
+// What an engine is built from (core/config.hpp's settings fill it in).
+struct engine_config {
+  // The simulator on this machine model; none: the threaded engine.
+  std::optional<sim::machine_model> simulated_machine;
+  std::size_t sim_block_bytes = 0;  // the simulator's unit of access; 0: the cache line
+  long long seed = -1;              // < 0: random per run (the simulator then uses 1)
+};
+// The engine factory (engine/make_engine.cpp): the core names no concrete engine.
+std::unique_ptr<engine> make_engine(const engine_config& config);
+// The threaded engine (threaded_engine.cpp), for make_engine.
+std::unique_ptr<engine> make_threaded_engine(long long seed);
 
 }  // namespace locus::detail

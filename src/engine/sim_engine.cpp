@@ -304,29 +304,47 @@ std::uint64_t sim_engine::seed(int worker) {
   return base_seed_ * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(worker) + 1;
 }
 
+int sim_engine::distance_to(const virtual_worker& me, int other) const {
+  if (other < 0) return sim::local_distance;
+  const int node = workers_[static_cast<std::size_t>(other)]->node;
+  return machine_.topo.numa_distance[static_cast<std::size_t>(me.node)][static_cast<std::size_t>(node)];
+}
+
 void sim_engine::charge(sched_op op, int, int other) {
   if (t_sim != this || current_ < 0) return;
   virtual_worker& me = current();
   settle_spawns(me);
-  const auto distance = [&] {
-    if (other < 0) return sim::local_distance;
-    const int node = workers_[static_cast<std::size_t>(other)]->node;
-    return machine_.topo.numa_distance[static_cast<std::size_t>(me.node)][static_cast<std::size_t>(node)];
-  };
   switch (op) {
-    case sched_op::steal_attempt: me.clock += machine_.steal_cycles(distance()); break;
-    case sched_op::mailbox: me.clock += machine_.mailbox_cycles(distance()); break;
+    case sched_op::steal_attempt: me.clock += machine_.steal_cycles(distance_to(me, other)); break;
     case sched_op::fiber_switch: me.clock += machine_.costs.fiber_switch; break;
   }
   yield_if_behind();
 }
 
+cost_id sim_engine::declare_cost(const operation_decl& op) {
+  declared_.push_back(machine_.resolve_operation(op.name, op.lines));
+  return {static_cast<int>(declared_.size()) - 1};
+}
+
+void sim_engine::charge(cost_id op, int, int other) {
+  if (t_sim != this || current_ < 0) return;
+  virtual_worker& me = current();
+  settle_spawns(me);
+  me.clock += machine_.operation_cycles(declared_[static_cast<std::size_t>(op.index)], distance_to(me, other));
+  yield_if_behind();
+}
+
 fiber* sim_engine::home_fiber(int worker) { return workers_[static_cast<std::size_t>(worker)]->stack; }
 
-bool sim_engine::memory_accesses(int worker, std::uint64_t (&out)[6]) const {
+// The names LOCUS_STATS has always used for the memory model's levels.
+std::vector<std::string> sim_engine::counter_names() const {
+  return {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram"};
+}
+
+void sim_engine::read_counters(int worker, std::uint64_t* out) const {
+  static_assert(sim::served_by_count == 6, "counter_names() lists one name per served_by");
   const auto& w = *workers_[static_cast<std::size_t>(worker)];
   for (std::size_t i = 0; i < sim::served_by_count; ++i) out[i] = w.served[i].load(std::memory_order_relaxed);
-  return true;
 }
 
 // ------------------------------------------------------------ memory

@@ -59,8 +59,12 @@ class sim_engine final : public engine {
   std::uint64_t seed(int worker) override;
   void from_outside(void (*fn)(void*), void* arg) override;
   void charge(sched_op op, int worker, int other) override;
+  cost_id declare_cost(const operation_decl& op) override;
+  void charge(cost_id op, int worker, int other) override;
   fiber* home_fiber(int worker) override;
-  bool memory_accesses(int worker, std::uint64_t (&out)[6]) const override;
+  std::vector<std::string> counter_names() const override;
+  void read_counters(int worker, std::uint64_t* out) const override;
+  std::size_t access_unit_bytes() const override { return memory_.block_bytes(); }
 
   // The engine whose virtual workers run on the calling thread, or nullptr.
   static sim_engine* on_this_thread() noexcept;
@@ -79,7 +83,6 @@ class sim_engine final : public engine {
   void forget_pages(const void* address, std::size_t bytes) noexcept;
 
   const sim::machine_model& machine() const { return machine_; }
-  std::uint64_t block_bytes() const { return memory_.block_bytes(); }
 
  private:
   enum class state : std::uint8_t { ready, running, waiting, napping, finished };
@@ -112,12 +115,15 @@ class sim_engine final : public engine {
   void arrived(boost::context::detail::transfer_t t);
   void wait_for_outside();
   void make_ready(int id, sim::cycles at);
+  // NUMA distance from the worker's node to other's (local when other < 0).
+  int distance_to(const virtual_worker& me, int other) const;
   std::uint64_t simulated_address(std::uint64_t address, bool assign);
   sim::cycles to_cycles(std::uint64_t ns) const;
   std::uint64_t to_ns(sim::cycles c) const;
 
   sim::machine_model machine_;
   sim::memory_model memory_;
+  std::vector<sim::operation_cost> declared_;  // by cost_id
   std::uint64_t base_seed_;
   std::function<void(int)> body_;
   std::vector<std::unique_ptr<virtual_worker>> workers_;

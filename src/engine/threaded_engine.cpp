@@ -93,6 +93,6 @@ class threaded_engine final : public engine {
 
 }  // namespace
 
-engine* make_threaded_engine(long long seed) { return new threaded_engine(seed); }
+std::unique_ptr<engine> make_threaded_engine(long long seed) { return std::make_unique<threaded_engine>(seed); }
 
 }  // namespace locus::detail

@@ -20,32 +20,55 @@
 //   route_spawn      where a parent-first child goes when the policy takes
 //                    over spawning (CATS: the socket pool); only called for
 //                    workers whose `routes_spawns` flag the policy set
+// and, optionally (policy_defaults gives the classic answer):
+//   find_work        one round of an out-of-work worker's search, in the
+//                    policy's order (bi-tier searches, returned continuations
+//                    before the own deque); the default, default_search,
+//                    is own deque, find_local_work, root tasks, one steal
+//   parent_first     the spawn-time decision (hook_spawn_order workers only)
+//   on_task          task begin, end, suspend, resume (hook_task_events)
+//   on_group         task-group first spawn and sync (hook_task_events)
+//   may_take         whether worker w may take the work visible in owner's
+//                    deque (or, owner == nullptr, the root queue): a worker
+//                    sleeps rather than spin on work it may not take, and a
+//                    wake goes to a worker that may take the new work
 //
+// A policy sees workers through their views (worker_view) and the pool
+// through a policy_context; it never sees the core's runtime state.
 // Policies are plain classes checked against the concept below, then wrapped
 // in a virtual adapter so the policy can be chosen at start-up; the spawn and
-// sync fast path never calls a policy.
+// sync fast path never calls a policy. Everything else a policy brings (its
+// name, options, counters, simulated costs) is in its registry entry
+// (policy/registry.hpp).
 #pragma once
 
 #include <concepts>
 #include <memory>
-#include <string>
-#include <vector>
+#include <type_traits>
 
 #include "locus/detail/frame.hpp"
+#include "policy/policy_context.hpp"
 
 namespace locus::detail {
 
-struct worker;
-struct runtime_state;
-
 enum class ready_reason { sync_done, last_child_returned };
+enum class task_event { begin, end, suspend, resume };
+enum class group_event { created, synced };
+
+// Where a search round found its frame; the core does the accounting (a
+// steal is scheduling time and may wake another searcher).
+// (posted: the worker's inbox, which the core checks before the policy's round.)
+enum class found_at { nothing, own_deque, policy, roots, steal, posted };
+struct search_result {
+  frame* f = nullptr;
+  found_at where = found_at::nothing;
+};
 
 template <class P>
-concept scheduling_policy = requires(P& p, worker& w, worker& victim, frame* f, const frame& cf,
-                                     ready_reason why) {
-  { P::policy_name } -> std::convertible_to<const char*>;
+concept scheduling_policy = std::constructible_from<P, policy_context&> &&
+    requires(P& p, worker_view& w, worker_view& victim, frame* f, const frame& cf, ready_reason why) {
   { p.find_local_work(w) } -> std::same_as<frame*>;
-  { p.choose_victim(w) } -> std::same_as<worker*>;
+  { p.choose_victim(w) } -> std::same_as<worker_view*>;
   { p.steal_from(w, victim) } -> std::same_as<frame*>;
   { p.after_steal(w, f) } -> std::same_as<frame*>;
   { p.keep_at_sync(w, cf) } -> std::same_as<bool>;
@@ -57,52 +80,94 @@ concept scheduling_policy = requires(P& p, worker& w, worker& victim, frame* f, 
 // Default decisions: those of classic work stealing. A policy inherits this
 // and overrides what its paper changes.
 struct policy_defaults {
-  explicit policy_defaults(runtime_state& rt) : rt(&rt) {}
-  frame* find_local_work(worker&) { return nullptr; }
-  frame* steal_from(worker& thief, worker& victim);
-  frame* after_steal(worker&, frame* f) { return f; }
-  bool keep_at_sync(worker&, const frame&) { return true; }
-  frame* on_ready(worker&, frame* parent, ready_reason) { return parent; }
-  void route_spawn(worker& w, frame* f);
-  bool has_work_for(worker&) { return false; }
-  runtime_state* rt;
+  explicit policy_defaults(policy_context& ctx) : ctx(&ctx) {}
+  frame* find_local_work(worker_view&) { return nullptr; }
+  frame* steal_from(worker_view&, worker_view& victim) { return victim.deque.steal(); }
+  frame* after_steal(worker_view&, frame* f) { return f; }
+  bool keep_at_sync(worker_view&, const frame&) { return true; }
+  frame* on_ready(worker_view&, frame* parent, ready_reason) { return parent; }
+  void route_spawn(worker_view& w, frame* f) { w.deque.push(f); }
+  bool has_work_for(worker_view&) { return false; }
+  bool parent_first(worker_view&, bool /*fork*/) { return false; }
+  void on_task(worker_view&, task_event, const frame*) {}
+  void on_group(worker_view&, group_event, const group_state*) {}
+  bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
+  policy_context* ctx;
 };
+
+// The classic search round, in terms of a policy's decisions; a policy's own
+// find_work may call it for the tiers it leaves alone.
+template <class P>
+search_result default_search(P& p, policy_context& ctx, worker_view& w) {
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
+  if (frame* f = p.find_local_work(w)) return {f, found_at::policy};
+  if (frame* f = ctx.take_root(w)) return {f, found_at::roots};
+  if (worker_view* victim = p.choose_victim(w)) {
+    ctx.steal_attempt(w, *victim);
+    if (frame* f = p.steal_from(w, *victim)) {
+      ctx.stole(w);  // a successful steal, even if the policy then sends the frame on
+      if ((f = p.after_steal(w, f)) != nullptr) return {f, found_at::steal};
+    }
+  }
+  return {};
+}
 
 class policy_base {
  public:
   virtual ~policy_base() = default;
-  virtual const char* name() const = 0;
-  virtual frame* find_local_work(worker& w) = 0;
-  virtual worker* choose_victim(worker& w) = 0;
-  virtual frame* steal_from(worker& w, worker& victim) = 0;
-  virtual frame* after_steal(worker& w, frame* f) = 0;
-  virtual bool keep_at_sync(worker& w, const frame& parent) = 0;
-  virtual frame* on_ready(worker& w, frame* parent, ready_reason why) = 0;
-  virtual void route_spawn(worker& w, frame* f) = 0;
-  virtual bool has_work_for(worker& w) = 0;
+  virtual frame* find_local_work(worker_view& w) = 0;
+  virtual worker_view* choose_victim(worker_view& w) = 0;
+  virtual frame* steal_from(worker_view& w, worker_view& victim) = 0;
+  virtual frame* after_steal(worker_view& w, frame* f) = 0;
+  virtual bool keep_at_sync(worker_view& w, const frame& parent) = 0;
+  virtual frame* on_ready(worker_view& w, frame* parent, ready_reason why) = 0;
+  virtual void route_spawn(worker_view& w, frame* f) = 0;
+  virtual bool has_work_for(worker_view& w) = 0;
+  virtual search_result find_work(worker_view& w) = 0;
+  virtual bool parent_first(worker_view& w, bool fork) = 0;
+  virtual void on_task(worker_view& w, task_event e, const frame* f) = 0;
+  virtual void on_group(worker_view& w, group_event e, const group_state* g) = 0;
+  virtual bool may_take(const worker_view& w, const worker_view* owner) = 0;
+  // Whether may_take can ever say no (checked once, at start-up).
+  virtual bool filters_work() const = 0;
 };
 
 template <scheduling_policy P>
 class policy_adapter final : public policy_base {
  public:
-  explicit policy_adapter(runtime_state& rt) : impl_(rt) {}
-  const char* name() const override { return P::policy_name; }
-  frame* find_local_work(worker& w) override { return impl_.find_local_work(w); }
-  worker* choose_victim(worker& w) override { return impl_.choose_victim(w); }
-  frame* steal_from(worker& w, worker& v) override { return impl_.steal_from(w, v); }
-  frame* after_steal(worker& w, frame* f) override { return impl_.after_steal(w, f); }
-  bool keep_at_sync(worker& w, const frame& p) override { return impl_.keep_at_sync(w, p); }
-  frame* on_ready(worker& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
-  void route_spawn(worker& w, frame* f) override { impl_.route_spawn(w, f); }
-  bool has_work_for(worker& w) override { return impl_.has_work_for(w); }
+  explicit policy_adapter(policy_context& ctx) : impl_(ctx), ctx_(&ctx) {}
+  frame* find_local_work(worker_view& w) override { return impl_.find_local_work(w); }
+  worker_view* choose_victim(worker_view& w) override { return impl_.choose_victim(w); }
+  frame* steal_from(worker_view& w, worker_view& v) override { return impl_.steal_from(w, v); }
+  frame* after_steal(worker_view& w, frame* f) override { return impl_.after_steal(w, f); }
+  bool keep_at_sync(worker_view& w, const frame& p) override { return impl_.keep_at_sync(w, p); }
+  frame* on_ready(worker_view& w, frame* p, ready_reason why) override { return impl_.on_ready(w, p, why); }
+  void route_spawn(worker_view& w, frame* f) override { impl_.route_spawn(w, f); }
+  bool has_work_for(worker_view& w) override { return impl_.has_work_for(w); }
+  search_result find_work(worker_view& w) override {
+    if constexpr (requires { impl_.find_work(w); })
+      return impl_.find_work(w);
+    else
+      return default_search(impl_, *ctx_, w);
+  }
+  bool parent_first(worker_view& w, bool fork) override { return impl_.parent_first(w, fork); }
+  void on_task(worker_view& w, task_event e, const frame* f) override { impl_.on_task(w, e, f); }
+  void on_group(worker_view& w, group_event e, const group_state* g) override { impl_.on_group(w, e, g); }
+  bool may_take(const worker_view& w, const worker_view* owner) override { return impl_.may_take(w, owner); }
+  bool filters_work() const override {
+    // Overridden: &P::may_take is then a member of P, not of policy_defaults.
+    return !std::is_same_v<decltype(&P::may_take), decltype(&policy_defaults::may_take)>;
+  }
 
  private:
   P impl_;
+  policy_context* ctx_;
 };
 
-// The registry (policy/registry.cpp): names accepted by LOCUS_POLICY.
-std::vector<std::string> policy_names();
-// Throws config_error naming LOCUS_POLICY and the accepted names.
-std::unique_ptr<policy_base> make_policy(const std::string& name, runtime_state& rt);
+// The factory a registry entry carries for policy P.
+template <scheduling_policy P>
+std::unique_ptr<policy_base> make_policy_of(policy_context& ctx) {
+  return std::make_unique<policy_adapter<P>>(ctx);
+}
 
 }  // namespace locus::detail

@@ -1,27 +1,80 @@
-// Policy names and construction. A new policy adds one line to each list.
-#include <sstream>
+// The registry: one line per built-in policy (policy_entry, registry.hpp).
+#include "policy/registry.hpp"
 
-#include "core/runtime_state.hpp"
-#include "locus/errors.hpp"
-#include "policy/policy.hpp"
-#include "policy/numa_ws.hpp"
-#include "policy/ws.hpp"
+#include <deque>
+#include <mutex>
+#include <stdexcept>
+
+#include "policy/numa_ws/numa_ws.hpp"
+#include "policy/ws/ws.hpp"
 
 namespace locus::detail {
+namespace {
 
-frame* policy_defaults::steal_from(worker&, worker& victim) { return victim.deque.steal(); }
+struct registry {
+  std::mutex mutex;
+  std::deque<policy_entry> entries;  // a deque: entries never move
+};
 
-void policy_defaults::route_spawn(worker& w, frame* f) { w.deque.push(f); }
+void check_entry(const std::deque<policy_entry>& entries, const policy_entry& e) {
+  if (e.name.empty() || e.make == nullptr)
+    throw std::logic_error("register_policy: a policy needs a name and a factory");
+  for (const auto& other : entries)
+    if (other.name == e.name) throw std::logic_error("register_policy: a policy \"" + e.name + "\" exists already");
+  if (e.counters.size() > static_cast<std::size_t>(max_policy_counters))
+    throw std::logic_error("register_policy: policy \"" + e.name + "\" declares more than " +
+                           std::to_string(max_policy_counters) + " counters");
+}
 
-std::vector<std::string> policy_names() { return {"ws", "numa-ws"}; }
+// The built-in policies, one line each.
+std::vector<policy_entry> built_in() { return {ws_entry(), numa_ws_entry()}; }
 
-std::unique_ptr<policy_base> make_policy(const std::string& name, runtime_state& rt) {
-  if (name == "ws") return std::make_unique<policy_adapter<ws_policy>>(rt);
-  if (name == "numa-ws") return std::make_unique<policy_adapter<numa_ws_policy>>(rt);
-  std::ostringstream msg;
-  msg << "LOCUS_POLICY=\"" << name << "\": unknown scheduling policy; accepted:";
-  for (const auto& n : policy_names()) msg << ' ' << n;
-  throw config_error(msg.str());
+// Never destroyed: the implicit pool stops at program exit and reports its
+// policy's counters by name after function-local statics may be gone.
+registry& the_registry() {
+  static registry& r = *new registry;
+  static const bool filled = [] {
+    for (auto& entry : built_in()) {
+      check_entry(r.entries, entry);
+      r.entries.push_back(std::move(entry));
+    }
+    return true;
+  }();
+  (void)filled;
+  return r;
+}
+
+}  // namespace
+
+std::vector<std::string> policy_names() {
+  auto& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> out;
+  for (const auto& e : r.entries) out.push_back(e.name);
+  return out;
+}
+
+const policy_entry* find_policy(std::string_view name) {
+  auto& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  for (const auto& e : r.entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<const policy_entry*> all_policies() {
+  auto& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<const policy_entry*> out;
+  for (const auto& e : r.entries) out.push_back(&e);
+  return out;
+}
+
+void register_policy(policy_entry entry) {
+  auto& r = the_registry();
+  std::lock_guard lock(r.mutex);
+  check_entry(r.entries, entry);
+  r.entries.push_back(std::move(entry));
 }
 
 }  // namespace locus::detail

@@ -26,8 +26,6 @@ constexpr std::pair<std::string_view, cycles scheduling_costs::*> cost_keys[] = 
     {"deque_pop", &scheduling_costs::deque_pop},
     {"steal_local", &scheduling_costs::steal_local},
     {"steal_remote", &scheduling_costs::steal_remote},
-    {"mailbox_local", &scheduling_costs::mailbox_local},
-    {"mailbox_remote", &scheduling_costs::mailbox_remote},
     {"fiber_switch", &scheduling_costs::fiber_switch},
     {"sleep", &scheduling_costs::sleep},
     {"wake", &scheduling_costs::wake},
@@ -56,11 +54,26 @@ std::string known_keys() {
   for (const auto key : other_keys) add(key);
   for (const auto& [key, member] : latency_keys) add(key);
   for (const auto& [key, member] : cost_keys) add(key);
+  add("<operation>_local, <operation>_remote (an operation a policy declares, e.g. mailbox)");
   return out;
 }
 
+// A policy's operation (<name>_local / <name>_remote): its name, or empty.
+// Which names exist depends on the registered policies; the runtime checks
+// them when it starts (core/config.cpp), the file reader only the form.
+std::string_view operation_of(std::string_view key, bool& remote) {
+  for (const std::string_view suffix : {std::string_view("_local"), std::string_view("_remote")}) {
+    if (key.size() > suffix.size() && key.ends_with(suffix)) {
+      remote = suffix == "_remote";
+      return key.substr(0, key.size() - suffix.size());
+    }
+  }
+  return {};
+}
+
 bool is_known_key(std::string_view key) {
-  return find_key(latency_keys, key) != std::end(latency_keys) ||
+  bool remote = false;
+  return !operation_of(key, remote).empty() || find_key(latency_keys, key) != std::end(latency_keys) ||
          find_key(cost_keys, key) != std::end(cost_keys) ||
          std::find(std::begin(other_keys), std::end(other_keys), key) != std::end(other_keys);
 }
@@ -164,6 +177,9 @@ class machine_file_reader {
       m.clock_ghz = decimal(key, e, /*zero_allowed=*/false);
     } else if (key == "memory_controller_gbps") {
       m.memory_controller_gbps = decimal(key, e, /*zero_allowed=*/true);
+    } else if (bool remote = false; !operation_of(key, remote).empty()) {
+      auto& given = m.operation_costs[std::string(operation_of(key, remote))];
+      (remote ? given.remote : given.local) = whole_number(key, e, 0);
     } else if (key == "reference_distance") {
       const auto distance = whole_number(key, e, local_distance + 1);
       if (distance > 1'000'000) fail_at(e.line, key, "expected a NUMA distance from 11 to 1000000");

@@ -36,9 +36,31 @@ cycles machine_model::steal_cycles(int distance) const {
   return at_distance(costs.steal_local, costs.steal_remote, latency.reference_distance, distance);
 }
 
-cycles machine_model::mailbox_cycles(int distance) const {
-  return at_distance(costs.mailbox_local, costs.mailbox_remote, latency.reference_distance,
-                     distance);
+cycles machine_model::operation_cycles(const operation_cost& cost, int distance) const {
+  return at_distance(cost.local, cost.remote, latency.reference_distance, distance);
+}
+
+operation_cost machine_model::resolve_operation(const std::string& name, unsigned lines) const {
+  operation_cost cost = derive_operation_cost(latency, lines);
+  if (const auto it = operation_costs.find(name); it != operation_costs.end()) {
+    if (it->second.local) cost.local = *it->second.local;
+    if (it->second.remote) cost.remote = *it->second.remote;
+  }
+  return cost;
+}
+
+namespace {
+// A locked read-modify-write (the CAS of a steal, the exchange of a
+// mailbox) on a line already fetched: Agner Fog's instruction tables give
+// 18 to 25 cycles for LOCK CMPXCHG / XCHG on Intel cores from Nehalem to
+// Skylake; the AMD presets use the same figure.
+constexpr cycles locked_op = 20;
+}  // namespace
+
+operation_cost derive_operation_cost(const latency_table& latency, unsigned lines) {
+  // NUMA-WS's mailbox deposit or take is one exchange on a line the other
+  // worker last wrote: lines = 1.
+  return {lines * latency.l3_hit + locked_op, lines * latency.remote_l3_hit + locked_op};
 }
 
 scheduling_costs derive_scheduling_costs(const latency_table& latency) {
@@ -47,19 +69,11 @@ scheduling_costs derive_scheduling_costs(const latency_table& latency) {
   // one pop and a call, costs 8.7 ns = 22 cycles at 2.5 GHz; split evenly
   // and rounded down. Assumed the same in cycles on every machine.
   constexpr cycles push_or_pop = 10;
-  // A locked read-modify-write (the CAS of a steal, the exchange of a
-  // mailbox) on a line already fetched: Agner Fog's instruction tables give
-  // 18 to 25 cycles for LOCK CMPXCHG / XCHG on Intel cores from Nehalem to
-  // Skylake; the AMD presets use the same figure.
-  constexpr cycles locked_op = 20;
   // A Chase-Lev steal attempt reads the victim's top and bottom and the
   // frame slot, three lines the victim wrote, then CASes top: three line
   // transfers from the victim's caches (an L3 hit on the same node, a remote
   // L3 hit across nodes) plus the locked operation.
   constexpr cycles lines_per_steal = 3;
-  // A mailbox deposit or take is one exchange on a line the other worker
-  // last wrote: one transfer plus the locked operation.
-  constexpr cycles lines_per_mailbox_op = 1;
   // Boost.Context's own measurement of an fcontext switch (the primitive
   // locus fibers use): 9 ns / 19 cycles, Boost.Context documentation,
   // "Performance" (Boost 1.76 to 1.87, Xeon E5-2620 v4).
@@ -80,8 +94,6 @@ scheduling_costs derive_scheduling_costs(const latency_table& latency) {
   costs.deque_pop = push_or_pop;
   costs.steal_local = lines_per_steal * latency.l3_hit + locked_op;
   costs.steal_remote = lines_per_steal * latency.remote_l3_hit + locked_op;
-  costs.mailbox_local = lines_per_mailbox_op * latency.l3_hit + locked_op;
-  costs.mailbox_remote = lines_per_mailbox_op * latency.remote_l3_hit + locked_op;
   costs.fiber_switch = fcontext_switch;
   costs.sleep = kernel_thread_switch;
   costs.wake = kernel_thread_switch;

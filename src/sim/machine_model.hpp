@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,16 +46,15 @@ struct latency_table {
   bool operator==(const latency_table&) const = default;
 };
 
-// What scheduling operations cost. Steals and mailbox operations touch
-// another worker's lines, so they have a local and a remote figure (at the
-// latency table's reference distance) and scale like memory accesses.
+// What the core's scheduling operations cost. Steals touch another worker's
+// lines, so they have a local and a remote figure (at the latency table's
+// reference distance) and scale like memory accesses. Operations a policy
+// brings (a NUMA-WS mailbox) are priced by operation_cost below.
 struct scheduling_costs {
   cycles deque_push = 0;
   cycles deque_pop = 0;
   cycles steal_local = 0;     // one steal attempt on a victim on the same node
   cycles steal_remote = 0;
-  cycles mailbox_local = 0;   // one deposit into / take from a mailbox
-  cycles mailbox_remote = 0;
   cycles fiber_switch = 0;
   cycles sleep = 0;           // a worker going to sleep
   cycles wake = 0;            // waking a sleeping worker (charged to the waker)
@@ -68,6 +68,22 @@ struct scheduling_costs {
 // the same derivation for every cost they do not give.
 scheduling_costs derive_scheduling_costs(const latency_table& latency);
 
+// A scheduling operation that a policy declares (policy registry, engine::
+// declare_cost): its local and remote cost, scaled by distance like steals.
+struct operation_cost {
+  cycles local = 0;
+  cycles remote = 0;
+  bool operator==(const operation_cost&) const = default;
+};
+// An operation that moves `lines` cache lines the other worker last wrote and
+// then does one locked read-modify-write (the derivation of steals).
+operation_cost derive_operation_cost(const latency_table& latency, unsigned lines);
+// What a machine file gives for an operation (keys <name>_local and
+// <name>_remote); what it leaves out is derived when a policy declares it.
+struct operation_cost_given {
+  std::optional<cycles> local, remote;
+};
+
 struct machine_model {
   std::string name;
   std::string source;   // where every number comes from
@@ -79,13 +95,18 @@ struct machine_model {
   // GB/s; 0 means unlimited, the default. The engine enforces it (a queue
   // per controller in virtual time, sim_engine::queue_at_controllers).
   double memory_controller_gbps = 0;
+  // Policy operations' costs a machine file gives, by operation name.
+  std::map<std::string, operation_cost_given> operation_costs;
 
   // Costs at the NUMA distance between the accessing core's node and the
   // node that serves it, by the remote rule.
   cycles remote_l3_cycles(int distance) const;
   cycles dram_cycles(int distance) const;
   cycles steal_cycles(int distance) const;
-  cycles mailbox_cycles(int distance) const;
+  cycles operation_cycles(const operation_cost& cost, int distance) const;
+  // The cost of a declared operation on this machine: what the machine file
+  // gives, the rest derived from the latencies.
+  operation_cost resolve_operation(const std::string& name, unsigned lines) const;
 };
 
 struct machine_preset {

@@ -4,7 +4,8 @@
 // memory orders of Le, Pop, Cohen and Zappa Nardelli, "Correct and efficient
 // work-stealing for weak memory models" (PPoPP 2013), figure 1.
 //
-// Contract: push() and pop() only by the owner worker; steal() by any thread.
+// Contract: push(), push_tagged() and pop() only by the owner worker; steal()
+// and steal_if() by any thread.
 // The owner works at the bottom (LIFO), thieves take from the top (oldest
 // first). The array grows when full (on the owner's push, never on a steal);
 // retired arrays are kept until the deque is destroyed because a thief may
@@ -69,6 +70,23 @@ class work_deque {
     bottom_.store(b + 1, std::memory_order_release);
   }
 
+  // Owner only. push(), and a 32-bit tag beside the slot that steal_if's
+  // predicate reads (a policy's word of the frame's task context: colors,
+  // a depth). Thieves never read a frame's own memory before they own it,
+  // since its owner may be reusing it; they read the tag, which lives in
+  // the deque. Only deques whose every push is tagged may be peeked
+  // (worker_view hook_tag_frames).
+  void push_tagged(frame* f, std::uint32_t tag) {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    if (b - owner_top_ > static_cast<std::int64_t>(owner_mask_)) [[unlikely]] make_room(b);
+    // The live array, read by its only writer: no owner-side copy, so that
+    // the untagged fast path keeps the deque's size and layout.
+    array_.load(std::memory_order_relaxed)->tags[static_cast<std::size_t>(b) & owner_mask_].store(
+        tag, std::memory_order_relaxed);
+    owner_slots_[static_cast<std::size_t>(b) & owner_mask_].store(f, std::memory_order_relaxed);
+    bottom_.store(b + 1, std::memory_order_release);  // publishes the tag with the slot
+  }
+
   // Owner only. Returns the newest frame, or nullptr if empty (or the last
   // frame was taken by a thief).
   frame* pop() {
@@ -111,6 +129,27 @@ class work_deque {
     return f;
   }
 
+  // Any thread, on a deque whose pushes are all tagged (push_tagged). Like
+  // steal(), but takes the oldest frame only if pred(tag) holds for its tag
+  // (a policy inspecting the task context before it takes: NabbitC's
+  // colored steals, ADWS's depth). The tag of slot t cannot change while t
+  // is the top: rewriting it needs a push at index t + capacity, which
+  // needs top > t, so a stale read makes the CAS below fail.
+  template <class Pred>
+  frame* steal_if(Pred&& pred) {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    if (t >= bottom_.load(std::memory_order_acquire)) return nullptr;
+    deque_heavy_barrier();  // as in steal()
+    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return nullptr;
+    ring* r = array_.load(std::memory_order_acquire);
+    if (!pred(r->tag(t))) return nullptr;
+    frame* f = r->get(t);
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
+      return nullptr;
+    return f;
+  }
+
   // Any thread; a racy hint (used to decide whether to sleep).
   bool looks_empty() const {
     return top_.load(std::memory_order_relaxed) >=
@@ -119,15 +158,21 @@ class work_deque {
 
  private:
   struct ring {
-    explicit ring(std::size_t cap) : mask(cap - 1), slots(new std::atomic<frame*>[cap]) {}
+    explicit ring(std::size_t cap)
+        : mask(cap - 1), slots(new std::atomic<frame*>[cap]), tags(new std::atomic<std::uint32_t>[cap]) {}
     frame* get(std::int64_t i) const {
       return slots[static_cast<std::size_t>(i) & mask].load(std::memory_order_relaxed);
     }
-    void put(std::int64_t i, frame* f) {
+    std::uint32_t tag(std::int64_t i) const {
+      return tags[static_cast<std::size_t>(i) & mask].load(std::memory_order_relaxed);
+    }
+    void put(std::int64_t i, frame* f, std::uint32_t t) {
       slots[static_cast<std::size_t>(i) & mask].store(f, std::memory_order_relaxed);
+      tags[static_cast<std::size_t>(i) & mask].store(t, std::memory_order_relaxed);
     }
     std::size_t mask;
     std::unique_ptr<std::atomic<frame*>[]> slots;
+    std::unique_ptr<std::atomic<std::uint32_t>[]> tags;  // written by push_tagged only
   };
 
   static std::size_t round_up_pow2(std::size_t n) {
@@ -143,7 +188,7 @@ class work_deque {
     if (b - owner_top_ <= static_cast<std::int64_t>(owner_mask_)) return;
     ring* old = array_.load(std::memory_order_relaxed);
     auto* bigger = new ring((old->mask + 1) * 2);
-    for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i));
+    for (std::int64_t i = owner_top_; i < b; ++i) bigger->put(i, old->get(i), old->tag(i));
     retired_.emplace_back(bigger);
     owner_slots_ = bigger->slots.get();
     owner_mask_ = bigger->mask;

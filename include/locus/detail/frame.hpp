@@ -5,8 +5,8 @@
 // that waited at a sync).
 //
 // The header is deliberately small and policy-neutral. The fields that
-// policies read (place, push_count, owner, color) are set on the slow path or
-// inherited cheaply at creation; the fast path never reads them.
+// policies read (the task context, scratch, owner) are set on the slow path
+// or inherited cheaply at creation; the fast path never reads them.
 #pragma once
 
 #include <cstdint>
@@ -23,20 +23,36 @@ using frame_run_fn = frame* (*)(frame*);
 
 enum class frame_kind : std::uint8_t { job, continuation };
 
+inline constexpr std::int32_t any_place = -1;
+
+// The per-task context: state a task inherits from the task that created it
+// and passes on to what it creates. The running task's lives in
+// worker_view::ctx; every frame a task creates copies it (a job takes its
+// creator's, a continuation keeps its own task's), and the scheduler
+// installs a frame's context when it starts or resumes it. Fixed size and
+// copied whole, so carrying it costs one 16-byte copy where the place hint
+// alone used to be copied.
+struct task_context {
+  // Locality hint: the place this task should run at, or any_place
+  // (NUMA-WS III-A; locus::at, set_hint).
+  std::int32_t place = any_place;
+  // The policy's own inherited state, zero in a root task: ADWS a work
+  // range and a depth, CATS a spawn-path id, NabbitC a color set, TBB-NUMA
+  // an affinity. Policies that keep none leave it alone.
+  std::uint32_t policy[3] = {0, 0, 0};
+};
+static_assert(sizeof(task_context) == 16, "copied whole on spawn paths: keep it at 16 bytes");
+
 struct frame {
   frame_run_fn run = nullptr;
   frame_kind kind = frame_kind::job;
-  // NUMA-WS section III-B: PUSHBACK counts failed pushes per frame and gives
-  // up past a constant threshold.
-  std::uint8_t push_count = 0;
-  // NabbitC colors, ADWS depth and similar small policy tags live here.
-  std::uint16_t tag = 0;
-  // Locality hint: the place this frame should run at, or -1 for any place.
-  std::int32_t place = -1;
+  // The policy's per-frame word, zero at creation, not inherited (NUMA-WS
+  // section III-B: PUSHBACK counts failed pushes per frame and gives up past
+  // a constant threshold).
+  std::uint16_t scratch = 0;
   // Worker that created the frame (ADWS returns continuations to it).
   std::int32_t owner = -1;
+  task_context ctx;
 };
-
-inline constexpr std::int32_t any_place = -1;
 
 }  // namespace locus::detail

@@ -47,7 +47,7 @@ template <class Run>
 void prepare_piece(loop_piece& p, group_state& g, Run& run, std::size_t index, std::int64_t lo, std::int64_t hi) {
   p.run = &run_parent_first_job;
   p.kind = frame_kind::job;
-  p.place = current_worker()->hint;
+  p.ctx = current_worker()->ctx;
   p.group = &g;
   p.invoke = &invoke_piece;
   p.loop = &run;

@@ -25,12 +25,46 @@ struct worker_view {
   owner_counter spawns;
   int id = 0;
   int place = 0;
-  // Locality hint inherited by frames this worker creates (NUMA-WS III-A).
-  std::int32_t hint = any_place;
+  // The running task's context (frame.hpp), inherited by the frames it
+  // creates: its place hint (NUMA-WS III-A) and the policy's state.
+  task_context ctx;
   // Set by a policy that decides where parent-first children go (CATS puts
   // inter-socket tasks in a socket pool); otherwise they go on this deque.
   bool routes_spawns = false;
+  // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
+  // numa-ws, so the fast path pays one test of a byte on a hot line.
+  std::uint8_t hooks = 0;
 };
+
+// hook_spawn_order: fork_join and task_group::spawn ask the policy whether
+// to run the child first (work-first, the default) or queue it and go on
+// with the parent (CATS profiles parent-first).
+// hook_task_events: the scheduler reports task begin, end, suspend and
+// resume, and task groups report their first spawn and their sync.
+// hook_tag_frames: every frame this worker pushes carries its context's
+// first policy word as the deque tag, so thieves can peek (steal_if).
+inline constexpr std::uint8_t hook_spawn_order = 1;
+inline constexpr std::uint8_t hook_task_events = 2;
+inline constexpr std::uint8_t hook_tag_frames = 4;
+
+// Pushes f on the worker's own deque, tagged if the policy asked for it.
+inline void push_own(worker_view& w, frame* f) {
+  if (w.hooks & hook_tag_frames) [[unlikely]]
+    w.deque.push_tagged(f, f->ctx.policy[0]);
+  else
+    w.deque.push(f);
+}
+
+// The policy's spawn-time decision (hook_spawn_order; join.cpp). `fork` is
+// true for fork_join, false for task_group::spawn.
+bool policy_spawns_parent_first(worker_view& w, bool fork);
+// fork_join on a worker with hooks: pushes the second branch as push_own
+// does, unless the policy chose parent-first; returns whether it pushed.
+bool push_fork_hooked(worker_view& w, frame* job);
+// A task group's first spawn on a worker whose policy observes task events;
+// marks the group so that its sync takes the slow path, which reports it.
+struct group_state;
+void policy_group_created(worker_view& w, group_state& g);
 
 // The worker running the caller, or nullptr off the pool. Not inline on
 // purpose: a fiber can resume on another thread, and the compiler must not
@@ -61,9 +95,9 @@ struct continuation : frame {
 // The second branch of fork_join, made stealable while the first runs.
 struct fork_job : frame {
   enum : int { pending = 0, done = 1, parent_waiting = 2 };
-  fork_job(void* g, void (*inv)(void*), std::int32_t hint) noexcept : callable(g), invoke(inv) {
+  fork_job(void* g, void (*inv)(void*), const task_context& c) noexcept : callable(g), invoke(inv) {
     run = &run_fork_job_entry;
-    place = hint;
+    ctx = c;
   }
   ~fork_job() {}
   static frame* run_fork_job_entry(frame* f);
@@ -111,7 +145,7 @@ struct spawn_continuation : continuation {
   spawn_continuation(group_state* g, const worker_view& w) noexcept : group(g) {
     kind = frame_kind::continuation;
     run = &steal_spawn_parent;
-    place = w.hint;
+    ctx = w.ctx;
     owner = w.id;
   }
   static frame* steal_spawn_parent(frame* f);  // join.cpp

@@ -4,17 +4,19 @@
 // suspended parents resume wherever they become ready.
 #pragma once
 
-#include "policy/policy.hpp"
+#include "policy/registry.hpp"
 
 namespace locus::detail {
 
 class ws_policy : public policy_defaults {
  public:
-  static constexpr const char* policy_name = "ws";
   using policy_defaults::policy_defaults;
-  worker* choose_victim(worker& thief);
+  worker_view* choose_victim(worker_view& thief);
 };
 
 static_assert(scheduling_policy<ws_policy>);
+
+// Its registry entry: no options, no counters, no operations of its own.
+policy_entry ws_entry();
 
 }  // namespace locus::detail

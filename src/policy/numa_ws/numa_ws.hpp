@@ -18,9 +18,10 @@
 
 #include <atomic>
 #include <memory>
+#include <string_view>
 #include <vector>
 
-#include "policy/policy.hpp"
+#include "policy/registry.hpp"
 
 namespace locus::detail {
 
@@ -28,16 +29,19 @@ struct placement;
 
 class numa_ws_policy : public policy_defaults {
  public:
-  static constexpr const char* policy_name = "numa-ws";
-  explicit numa_ws_policy(runtime_state& rt);
+  explicit numa_ws_policy(policy_context& ctx);
 
-  frame* find_local_work(worker& w);
-  worker* choose_victim(worker& thief);
-  frame* steal_from(worker& thief, worker& victim);
-  frame* after_steal(worker& thief, frame* f);
-  bool keep_at_sync(worker& w, const frame& parent);
-  frame* on_ready(worker& w, frame* parent, ready_reason why);
-  bool has_work_for(worker& w);
+  frame* find_local_work(worker_view& w);
+  worker_view* choose_victim(worker_view& thief);
+  frame* steal_from(worker_view& thief, worker_view& victim);
+  frame* after_steal(worker_view& thief, frame* f);
+  bool keep_at_sync(worker_view& w, const frame& parent);
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
+  bool has_work_for(worker_view& w);
+
+  // Indices in the registry entry's counters and costs.
+  enum counter : int { mailbox_hits, pushes, push_attempts };
+  enum cost : int { mailbox_op };
 
  private:
   struct alignas(64) mailbox {
@@ -46,18 +50,28 @@ class numa_ws_policy : public policy_defaults {
   // PUSHBACK: deposits f in the mailbox of a random worker of f's place and
   // returns nullptr, or returns f when the caller must run it itself (it
   // belongs here, or its failed pushes reached the threshold).
-  frame* pushback(worker& w, frame* f);
-  bool earmarked_elsewhere(const worker& w, const frame& f) const;
+  frame* pushback(worker_view& w, frame* f);
+  bool earmarked_elsewhere(const worker_view& w, const frame& f) const;
 
   std::unique_ptr<mailbox[]> mailboxes_;
   // Per worker: the other workers and the cumulative probability of
   // choosing each (the last entry is 1).
-  std::vector<std::vector<worker*>> victims_;
+  std::vector<std::vector<worker_view*>> victims_;
   std::vector<std::vector<double>> cumulative_;
   int push_threshold_;
 };
 
 static_assert(scheduling_policy<numa_ws_policy>);
+
+// Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS) and
+// push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes and
+// push_attempts, and the simulated cost of a mailbox operation.
+policy_entry numa_ws_entry();
+
+// LOCUS_STEAL_WEIGHTS: "8,2,1" -> {8, 2, 1}; every weight positive. Throws
+// config_error naming `setting`. Shared with locus-topo.
+std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text);
+inline constexpr const char* default_steal_weights = "8,2,1";
 
 // The probability that a thief at place `from` picks a victim at each place
 // (row sums to 1; 0 for places without workers other than the thief), given

@@ -1,0 +1,20 @@
+// The parts of policy_context that need the core: the root queue and the
+// accounting of steal attempts, for a policy's search round.
+#include "policy/policy_context.hpp"
+
+#include "core/runtime_state.hpp"
+
+namespace locus::detail {
+
+frame* policy_context::take_root(worker_view&) const { return rt_->roots.try_pop(); }
+
+void policy_context::steal_attempt(worker_view& w, worker_view& victim) const {
+  auto& self = static_cast<worker&>(w);
+  self.attempt_start_ns = eng_->now_ns();
+  self.counters.steal_attempts.bump();
+  eng_->charge(sched_op::steal_attempt, w.id, victim.id);
+}
+
+void policy_context::stole(worker_view& w) const { static_cast<worker&>(w).counters.steals.bump(); }
+
+}  // namespace locus::detail

@@ -1,0 +1,94 @@
+// What a policy may see and do: the narrow view of the pool the core hands
+// it (instead of the whole runtime state), built once when the pool starts.
+//
+//   workers       each worker's view (deque, id, place, per-task context)
+//   places        placement and distances (topology.hpp)
+//   option(name)  the policy's options as resolved from runtime_options::
+//                 policy_options, the environment and the defaults its
+//                 registry entry declares (already validated)
+//   count         bump one of the counters its registry entry names
+//   charge        charge one of the operations its registry entry declares
+//                 (the simulator prices it; the threaded engine ignores it)
+//   rng           worker w's random source (only on w's own thread)
+//   wake          wake worker w if it sleeps, after handing it work
+//   eng           the engine (clock), for policies that need time
+//   take_root, steal_attempt, stole
+//                 the core's parts of a search round, for a policy's own
+//                 find_work (policy.hpp, default_search): the root queue,
+//                 and the accounting of steal attempts (counted, charged by
+//                 the engine, timed as scheduling when one succeeds)
+//
+// Everything but the last three is inline and reads plain data, so the
+// scheduling paths that call a policy pay no more than before.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine/random.hpp"
+#include "locus/detail/worker_view.hpp"
+#include "topology/topology.hpp"
+
+namespace locus::detail {
+
+// How many counters one policy may declare (per worker storage is fixed).
+inline constexpr int max_policy_counters = 8;
+
+class policy_context {
+ public:
+  struct worker_slot {
+    worker_view* view = nullptr;
+    rng64* rng = nullptr;
+    owner_counter* counters = nullptr;  // max_policy_counters of them
+  };
+
+  int num_workers() const { return static_cast<int>(slots_.size()); }
+  worker_view& worker_at(int id) const { return *slots_[static_cast<std::size_t>(id)].view; }
+  const placement& places() const { return *places_; }
+
+  // The resolved value of one of the policy's own options. Asking for an
+  // option the registry entry does not declare is a bug in the policy.
+  const std::string& option(std::string_view name) const {
+    for (const auto& [key, value] : options_)
+      if (key == name) return value;
+    throw std::logic_error("policy_context::option(\"" + std::string(name) +
+                           "\"): not an option the policy's registry entry declares");
+  }
+
+  // Counter `index` (the position of its name in the registry entry).
+  void count(const worker_view& w, int index) const {
+    slots_[static_cast<std::size_t>(w.id)].counters[index].bump();
+  }
+  // Operation `index` (the position of its declaration in the registry
+  // entry), performed by w on other's lines (-1: its own).
+  void charge(const worker_view& w, int index, int other) const {
+    eng_->charge(costs_[static_cast<std::size_t>(index)], w.id, other);
+  }
+  rng64& rng(const worker_view& w) const { return *slots_[static_cast<std::size_t>(w.id)].rng; }
+  bool wake(worker_view& w) const { return wake_(wake_arg_, w.id); }
+  engine& eng() const { return *eng_; }
+
+  // Defined in core/policy_context.cpp.
+  frame* take_root(worker_view& w) const;
+  void steal_attempt(worker_view& w, worker_view& victim) const;
+  void stole(worker_view& w) const;
+
+ private:
+  // Filled in by the core (core/runtime.cpp) before the policy is built.
+  friend struct runtime_state;
+  std::vector<worker_slot> slots_;
+  const placement* places_ = nullptr;
+  engine* eng_ = nullptr;
+  std::vector<cost_id> costs_;
+  std::vector<std::pair<std::string, std::string>> options_;
+  bool (*wake_)(void*, int) = nullptr;
+  void* wake_arg_ = nullptr;
+  struct runtime_state* rt_ = nullptr;
+};
+
+}  // namespace locus::detail
