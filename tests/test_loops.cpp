@@ -113,6 +113,47 @@ TEST_P(Loops, StaticPartitionRunsEachBlockWhole) {
   }
 }
 
+// Posted loops nested in fork-join recursion: a posted sub-range that
+// completes a join resumes its parent on the worker that ran it, which must
+// not then take a frame of its own for the parent's (a regression: the
+// inbox was once checked before a non-empty own deque, and such runs hung).
+namespace {
+std::atomic<long> nested_total{0};
+template <class Loop>
+void nested(int depth, std::int64_t n, Loop& loop) {
+  loop(n);
+  if (depth == 0) return;
+  locus::fork_join([&] { nested(depth - 1, n / 2 + 1, loop); }, [&] { nested(depth - 1, n / 3 + 1, loop); });
+}
+}  // namespace
+
+TEST_P(Loops, PostedLoopsNestedInRecursionFinish) {
+  locus::runtime rt(workers(GetParam()));
+  auto body = [](std::int64_t lo, std::int64_t hi) { nested_total += hi - lo; };
+  auto by_static = [&](std::int64_t n) { locus::parallel_for(std::int64_t{0}, n, body, locus::static_partition); };
+  auto by_affinity = [&](std::int64_t n) {
+    locus::loop_affinity aff;
+    locus::parallel_for(std::int64_t{0}, n, std::int64_t{1}, body, aff);
+  };
+  long expect = 0;
+  auto count = [&](auto&& self, int depth, std::int64_t n) -> void {
+    expect += n;
+    if (depth > 0) {
+      self(self, depth - 1, n / 2 + 1);
+      self(self, depth - 1, n / 3 + 1);
+    }
+  };
+  count(count, 6, 100);
+  for (int rep = 0; rep < 20; ++rep) {
+    nested_total = 0;
+    locus::fork_join([&] { nested(6, 100, by_static); }, [] {});
+    ASSERT_EQ(nested_total.load(), expect) << "static, rep " << rep;
+    nested_total = 0;
+    locus::fork_join([&] { nested(6, 100, by_affinity); }, [] {});
+    ASSERT_EQ(nested_total.load(), expect) << "affinity, rep " << rep;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Workers, Loops, ::testing::Values(1, 2, 3, 8));
 
 TEST(Loops, FromSeveralOutsideThreadsAtOnce) {
@@ -188,3 +229,4 @@ TEST(StaticPartitionSimulated, BlockKRunsOnWorkerK) {
     EXPECT_GE(on_own_worker, blocks * 9 / 10) << "SIMULATED numa-ws-4x8, " << p << " workers";
   }
 }
+

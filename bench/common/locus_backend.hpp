@@ -23,14 +23,41 @@ struct locus_backend {
   static inline locus_loops loops{};
 
   // One loop_affinity per loop site (Body type) and range, kept across calls.
-  // Several loops of one site can run at once (a loop per place), hence
-  // the lock; it is taken once per loop, not per piece.
+  // Several loops of one site can run at once (a loop per place, or the
+  // same range in two branches of a recursion); a loop_affinity serves one
+  // loop at a time, so one that is in use is not handed out again (the
+  // loop then runs without it). The lock is taken once per loop, not per
+  // piece.
+  struct affinity_slot {
+    locus::loop_affinity affinity;
+    bool in_use = false;
+  };
   template <class Body>
-  static locus::loop_affinity& affinity_for(std::int64_t lo, std::int64_t hi) {
+  static affinity_slot* claim_affinity(std::int64_t lo, std::int64_t hi, std::mutex*& lock_out) {
     static std::mutex mutex;
-    static std::map<std::pair<std::int64_t, std::int64_t>, locus::loop_affinity> by_range;
+    static std::map<std::pair<std::int64_t, std::int64_t>, affinity_slot> by_range;
+    lock_out = &mutex;
     std::lock_guard lock(mutex);
-    return by_range.try_emplace({lo, hi}).first->second;
+    affinity_slot& slot = by_range.try_emplace({lo, hi}).first->second;
+    if (slot.in_use) return nullptr;
+    slot.in_use = true;
+    return &slot;
+  }
+  // Runs fn(loop_affinity*) with the site's object for [lo, hi), or nullptr.
+  template <class Body, class Fn>
+  static auto with_affinity(std::int64_t lo, std::int64_t hi, Fn&& fn) {
+    std::mutex* mutex = nullptr;
+    affinity_slot* slot = claim_affinity<Body>(lo, hi, mutex);
+    struct release {
+      affinity_slot* slot;
+      std::mutex* mutex;
+      ~release() {
+        if (slot == nullptr) return;
+        std::lock_guard lock(*mutex);
+        slot->in_use = false;
+      }
+    } on_exit{slot, mutex};
+    return fn(slot != nullptr ? &slot->affinity : nullptr);
   }
 
   template <class F, class G>
@@ -42,7 +69,11 @@ struct locus_backend {
     auto piece = [&](std::int64_t a, std::int64_t b) { body(a, b); };
     switch (loops) {
       case locus_loops::plain: return locus::parallel_for(lo, hi, grain, piece);
-      case locus_loops::affinity: return locus::parallel_for(lo, hi, grain, piece, affinity_for<Body>(lo, hi));
+      case locus_loops::affinity:
+        return with_affinity<Body>(lo, hi, [&](locus::loop_affinity* a) {
+          if (a != nullptr) locus::parallel_for(lo, hi, grain, piece, *a);
+          else locus::parallel_for(lo, hi, grain, piece);
+        });
       case locus_loops::static_blocks: return locus::parallel_for(lo, hi, piece, locus::static_partition);
     }
   }
@@ -52,7 +83,10 @@ struct locus_backend {
     switch (loops) {
       case locus_loops::plain: return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());
       case locus_loops::affinity:
-        return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), affinity_for<Body>(lo, hi));
+        return with_affinity<Body>(lo, hi, [&](locus::loop_affinity* a) {
+          if (a != nullptr) return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), *a);
+          return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());
+        });
       case locus_loops::static_blocks:
         return locus::parallel_reduce(lo, hi, 0.0, piece, std::plus<>(), locus::static_partition);
     }

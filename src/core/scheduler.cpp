@@ -141,7 +141,10 @@ frame* find_work(worker& w) {
     // deque is normally empty; what can be left is a parent-first child a
     // policy routed to this very deque. Then what the policy keeps for this
     // worker, then root tasks from outside, then one steal attempt.
-    search_result found{w.posted.take(), found_at::posted};
+    // Posted frames only with the own deque empty: a frame found here may
+    // complete a join and resume its parent on this worker, whose pop after
+    // the resume must not take a frame of ours (join.cpp, take_back_parent).
+    search_result found{w.deque.looks_empty() ? w.posted.take() : nullptr, found_at::posted};
     if (found.f == nullptr) found = policy.find_work(w);
     if (found.f == nullptr) found = raid_posted(rt, w);
     if (found.f != nullptr) {
