@@ -140,6 +140,12 @@ worker_stats stats::total() const {
 std::string stats::summary() const {
   std::ostringstream o;
   char line[256];
+  // What the table covers: the elapsed time the counters were taken over
+  // (simulated time under the simulator), then one row per worker and the
+  // totals over them.
+  std::snprintf(line, sizeof line, "locus stats: %zu workers, %.4f s %s (work, scheduling and idle time per worker)\n",
+                workers.size(), elapsed_s, simulated ? "simulated" : "elapsed");
+  o << line;
   std::snprintf(line, sizeof line, "%6s %5s %9s %9s %9s %12s %10s %8s %8s %8s %7s\n", "worker", "place",
                 "work_s", "sched_s", "idle_s", "spawns", "attempts", "steals", "suspends", "resumes",
                 "sleeps");
@@ -151,11 +157,14 @@ std::string stats::summary() const {
       header += " " + std::string(c.name.size() < 10 ? 10 - c.name.size() : 0, ' ') + c.name;
   o << header << '\n';
   auto row = [&](const worker_stats& s, const char* label) {
-    char id[16];
+    char id[16], place[16];
     if (label != nullptr) std::snprintf(id, sizeof id, "%s", label);
     else std::snprintf(id, sizeof id, "%d", s.worker);
-    std::snprintf(line, sizeof line, "%6s %5d %9.4f %9.4f %9.4f %12llu %10llu %8llu %8llu %8llu %7llu\n", id,
-                  s.place, s.work_s, s.sched_s, s.idle_s, static_cast<unsigned long long>(s.spawns),
+    // The totals row spans every place.
+    if (label != nullptr) std::snprintf(place, sizeof place, "all");
+    else std::snprintf(place, sizeof place, "%d", s.place);
+    std::snprintf(line, sizeof line, "%6s %5s %9.4f %9.4f %9.4f %12llu %10llu %8llu %8llu %8llu %7llu\n", id,
+                  place, s.work_s, s.sched_s, s.idle_s, static_cast<unsigned long long>(s.spawns),
                   static_cast<unsigned long long>(s.steal_attempts), static_cast<unsigned long long>(s.steals),
                   static_cast<unsigned long long>(s.suspends), static_cast<unsigned long long>(s.resumes),
                   static_cast<unsigned long long>(s.sleeps));
