@@ -111,6 +111,16 @@ void expect_overflow_report(const child_end& end) {
     EXPECT_TRUE(end.killed_by(SIGSEGV)) << "status " << end.status << "\n" << end.err;
 }
 
+// A fault that is not an overflow: no overflow message, the default action.
+void expect_plain_segv(const child_end& end) {
+  ASSERT_TRUE(end.finished) << "the child hung; stderr so far:\n" << end.err;
+  EXPECT_EQ(end.err.find(overflow_message), std::string::npos) << end.err;
+  if (under_sanitizer)
+    EXPECT_TRUE(end.failed()) << "status " << end.status;
+  else
+    EXPECT_TRUE(end.killed_by(SIGSEGV)) << "status " << end.status << "\n" << end.err;
+}
+
 }  // namespace
 
 TEST(StackOverflow, GradualRecursionInATaskIsReported) {
@@ -145,12 +155,7 @@ TEST(StackOverflow, ANullDereferenceOutsideTasksGetsTheDefaultAction) {
     volatile int* null = nullptr;
     *null = 1;
   });
-  ASSERT_TRUE(end.finished) << "the child hung; stderr so far:\n" << end.err;
-  EXPECT_EQ(end.err.find(overflow_message), std::string::npos) << end.err;
-  if (under_sanitizer)
-    EXPECT_TRUE(end.failed()) << "status " << end.status;
-  else
-    EXPECT_TRUE(end.killed_by(SIGSEGV)) << "status " << end.status << "\n" << end.err;
+  expect_plain_segv(end);
 }
 
 TEST(StackOverflow, ANullDereferenceInATaskIsNotCalledAnOverflow) {
@@ -163,12 +168,7 @@ TEST(StackOverflow, ANullDereferenceInATaskIsNotCalledAnOverflow) {
         },
         [] {});
   });
-  ASSERT_TRUE(end.finished) << "the child hung; stderr so far:\n" << end.err;
-  EXPECT_EQ(end.err.find(overflow_message), std::string::npos) << end.err;
-  if (under_sanitizer)
-    EXPECT_TRUE(end.failed()) << "status " << end.status;
-  else
-    EXPECT_TRUE(end.killed_by(SIGSEGV)) << "status " << end.status << "\n" << end.err;
+  expect_plain_segv(end);
 }
 
 TEST(StackOverflow, ASegvSentByKillGetsTheDefaultAction) {
@@ -176,10 +176,5 @@ TEST(StackOverflow, ASegvSentByKillGetsTheDefaultAction) {
     locus::runtime rt(locus::runtime_options{.workers = 2});
     locus::fork_join([] { raise(SIGSEGV); }, [] {});
   });
-  ASSERT_TRUE(end.finished) << "the child hung; stderr so far:\n" << end.err;
-  EXPECT_EQ(end.err.find(overflow_message), std::string::npos) << end.err;
-  if (under_sanitizer)
-    EXPECT_TRUE(end.failed()) << "status " << end.status;
-  else
-    EXPECT_TRUE(end.killed_by(SIGSEGV)) << "status " << end.status << "\n" << end.err;
+  expect_plain_segv(end);
 }
