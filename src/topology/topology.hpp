@@ -29,6 +29,10 @@ struct cache_info {
   bool operator==(const cache_info&) const = default;
 };
 
+// Orders caches by level, then by first core, so host and virtual
+// topologies read the same way.
+void sort_caches(std::vector<cache_info>& caches);
+
 // One core (we schedule on cores; hardware threads of a core are not used
 // as separate workers unless the topology says cores are PUs).
 struct core_info {
