@@ -4,13 +4,20 @@
 // stay within a constant of the successful steals (NUMA-WS section IV).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "core/runtime_state.hpp"
 #include "core/sanitizers.hpp"
+#include "engine/random.hpp"
 #include "locus/locus.hpp"
+#include "policy/numa_ws/numa_ws.hpp"
 #include "support/random_tree.hpp"
+#include "topology/topology.hpp"
 
 namespace {
 
@@ -233,4 +240,218 @@ TEST(NumaWsSettings, AreChecked) {
   }
   EXPECT_NE(std::find(locus::available_policies().begin(), locus::available_policies().end(), "numa-ws"),
             locus::available_policies().end());
+}
+
+// ------------------------------------------------------------ the biased choice
+
+namespace {
+
+// The workers of the simulator's numa-ws-4x8 machine: 4 places of 8 on a
+// ring (distances 10, 20 one hop, 30 two hops).
+locus::detail::placement ring_4x8() {
+  const auto topo = locus::detail::parse_topology("4x8:dist=10/20/30");
+  return locus::detail::make_placement(topo, locus::detail::place_kind::numa, 32, 32);
+}
+
+// Pearson's chi-square of `observed` draws against probabilities `p`.
+double chi_square(const std::vector<double>& observed, const std::vector<double>& p, double draws) {
+  double chi2 = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double expected = draws * p[i];
+    chi2 += (observed[i] - expected) * (observed[i] - expected) / expected;
+  }
+  return chi2;
+}
+
+}  // namespace
+
+// Draws of the victim table follow the weights: chi-square over the 31
+// victims of a thief (30 degrees of freedom; 59.7 is the 0.999 quantile),
+// with a fixed seed, for the derived weights and for 8,2,1; and the derived
+// weights give the distance ranks 1 : 1/4 : 1/9 of the steals.
+TEST(NumaWsVictims, DrawsMatchTheWeights) {
+  const auto places = ring_4x8();
+  ASSERT_EQ(places.num_places, 4);
+  for (const char* spec : {"distance", "8,2,1"}) {
+    const auto weights = locus::detail::parse_steal_weights("steal_weights", spec);
+    for (int thief : {0, 13, 31}) {
+      const auto table = locus::detail::make_victim_table(places, weights, thief);
+      ASSERT_EQ(table.victims.size(), 31u);
+      const int from = places.worker_place[static_cast<std::size_t>(thief)];
+      std::vector<double> p(table.victims.size());
+      double total = 0;
+      for (std::size_t i = 0; i < p.size(); ++i)
+        total += p[i] = locus::detail::victim_weight(
+            places, weights, from, places.worker_place[static_cast<std::size_t>(table.victims[i])]);
+      for (auto& x : p) x /= total;
+      constexpr double draws = 400000;
+      std::vector<double> observed(p.size(), 0);
+      locus::detail::rng64 rng;
+      rng.seed(0x5eed + static_cast<std::uint64_t>(thief));
+      for (int i = 0; i < static_cast<int>(draws); ++i) ++observed[table.draw(rng)];
+      EXPECT_LT(chi_square(observed, p, draws), 59.7) << spec << ", thief " << thief;
+      if (std::string(spec) == "distance") {
+        // Shares per place: own 1, the two one hop away 1/4 together, the
+        // one two hops away 1/9; normalised by 1 + 1/4 + 1/9.
+        const auto by_place = locus::detail::place_steal_probabilities(places, weights, from);
+        const double norm = 1 + 0.25 + 1.0 / 9;
+        EXPECT_NEAR(by_place[static_cast<std::size_t>(from)], 1 / norm, 1e-12);
+        EXPECT_NEAR(by_place[static_cast<std::size_t>((from + 1) % 4)] + by_place[static_cast<std::size_t>((from + 3) % 4)],
+                    0.25 / norm, 1e-12);
+        EXPECT_NEAR(by_place[static_cast<std::size_t>((from + 2) % 4)], (1.0 / 9) / norm, 1e-12);
+      }
+    }
+  }
+}
+
+// The coin between a victim's deque and its mailbox is fair, flip after
+// flip: heads within 4.5 standard deviations of half over 10^6 flips, and
+// the four pairs of consecutive flips equally likely (chi-square, 3 degrees
+// of freedom, 16.3 is the 0.999 quantile), for several fixed seeds.
+TEST(NumaWsVictims, TheCoinIsFair) {
+  for (std::uint64_t seed : {1ull, 42ull, 0xdeadbeefull, 1ull << 40}) {
+    locus::detail::rng64 rng;
+    rng.seed(seed);
+    constexpr int flips = 1000000;
+    double heads = 0;
+    std::vector<double> pairs(4, 0);
+    int last = locus::detail::coin_says_mailbox(rng) ? 1 : 0;
+    for (int i = 0; i < flips; ++i) {
+      const int now = locus::detail::coin_says_mailbox(rng) ? 1 : 0;
+      heads += now;
+      ++pairs[static_cast<std::size_t>(last * 2 + now)];
+      last = now;
+    }
+    EXPECT_LT(std::abs(heads - flips / 2.0), 4.5 * std::sqrt(flips / 4.0)) << "seed " << seed;
+    EXPECT_LT(chi_square(pairs, {0.25, 0.25, 0.25, 0.25}, flips), 16.3) << "seed " << seed;
+  }
+}
+
+TEST(NumaWsVictims, DistanceIsAcceptedAndBadWeightsNameTheSetting) {
+  EXPECT_TRUE(locus::detail::parse_steal_weights("steal_weights", "distance").empty());
+  try {
+    locus::detail::parse_steal_weights("LOCUS_STEAL_WEIGHTS", "distances");
+    ADD_FAILURE() << "accepted";
+  } catch (const locus::config_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("LOCUS_STEAL_WEIGHTS=\"distances\""), std::string::npos) << what;
+    EXPECT_NE(what.find("\"distance\""), std::string::npos) << what;
+  }
+}
+
+// ------------------------------------------------------------ fork_join hints
+
+namespace {
+std::uint64_t simulated_now() { return locus::detail::pool().eng->now_ns(); }
+}  // namespace
+
+TEST(ForkJoinHints, BranchesCarryTheirPlaceAndTheParentKeepsItsOwn) {
+  locus::runtime rt(numa_ws_on_cores(2));
+  int f_hint = -9, g_hint = -9, plain = -9, after = -9, nested = -9;
+  locus::fork_join([&] {
+    locus::fork_join(locus::at(1, [&] {
+      f_hint = locus::current_hint().place;
+      locus::fork_join([&] { nested = locus::current_hint().place; }, [] {});
+    }), locus::at(0, [&] { g_hint = locus::current_hint().place; }));
+    after = locus::current_hint().place;
+    locus::fork_join([&] { plain = locus::current_hint().place; }, locus::at(1, [] {}));
+  }, [] {});
+  EXPECT_EQ(f_hint, 1);
+  EXPECT_EQ(nested, 1);
+  EXPECT_EQ(g_hint, 0);
+  EXPECT_EQ(after, -1);
+  EXPECT_EQ(plain, -1);
+  EXPECT_THROW(locus::fork_join(locus::at(2, [] {}), [] {}), std::out_of_range);
+  EXPECT_THROW(locus::fork_join([] {}, locus::at(-3, [] {})), std::out_of_range);
+}
+
+// The simulator, 32 workers on 4 places: a fork_join tree whose second
+// branches are hinted to places 1 to 3 (the first branch runs at once where
+// its parent is, as a work-first child does: the root's at place 0, and
+// place 2's under the branch hinted there). With numa-ws every leaf runs at
+// its place; with ws, which ignores hints, only by chance.
+TEST(ForkJoinHints, HintedBranchesReachTheirPlaces) {
+  auto run = [](const char* policy) {
+    locus::runtime rt(simulated_numa_ws(32, 7, policy));
+    std::atomic<int> at_place{0}, leaves{0};
+    auto leaf = [&](int p) {
+      locus::compute(200000);
+      leaves.fetch_add(1);
+      if (locus::current_place() == p) at_place.fetch_add(1);
+    };
+    for (int rep = 0; rep < 8; ++rep)
+      locus::fork_join([&] {
+        locus::fork_join([&] { leaf(0); }, locus::at(1, [&] { leaf(1); }));
+      }, locus::at(2, [&] {
+        locus::fork_join([&] { leaf(2); }, locus::at(3, [&] { leaf(3); }));
+      }));
+    EXPECT_EQ(leaves.load(), 32);
+    return at_place.load();
+  };
+  EXPECT_GE(run("numa-ws"), 30);
+  EXPECT_LE(run("ws"), 20);
+}
+
+// The sync-time push on fork_join's slow path: a parent earmarked for
+// place 1 whose stolen branch is already done when it joins is pushed
+// there at the join (Fig. 5 lines 5-11), instead of going on at place 0.
+TEST(ForkJoinHints, AJoinFindingTheBranchDonePushesTheParent) {
+  for (long long seed = 0; seed < 8; ++seed) {
+    locus::runtime rt(simulated_numa_ws(32, seed));
+    int before = -9, after = -9;
+    locus::fork_join([&] {
+      before = locus::current_place();
+      locus::set_hint(locus::at(1));
+      locus::fork_join([] { locus::compute(2000000); }, [] { locus::compute(1000); });
+      after = locus::current_place();
+    }, [] {});
+    EXPECT_EQ(before, 0) << "seed " << seed;  // the root starts on the first core
+    EXPECT_EQ(after, 1) << "seed " << seed;
+  }
+}
+
+// ------------------------------------------------------------ prompt deposits
+
+// A frame pushed into the mailbox of a busy worker is taken by an idle
+// worker of the place at once, not when a nap timer fires: seven of place
+// 1's eight workers are kept busy for 20 ms, then a frame hinted to place 1
+// is pushed there (to a busy receiver 7 times in 8). It must start at place
+// 1 well within the shortest nap (0.2 ms) of its fork, in every seed.
+TEST(NumaWsSimulated, APushedFrameIsTakenPromptly) {
+  int seeds_run = 0;
+  std::uint64_t longest = 0;
+  for (long long seed = 0; seed < 16; ++seed) {
+    locus::runtime rt(simulated_numa_ws(32, seed));
+    std::uint64_t forked = 0, started = 0;
+    int ran_at = -9;
+    locus::fork_join([&] {
+      locus::task_group busy;
+      for (int i = 0; i < 7; ++i)
+        busy.spawn([] { locus::compute(44000000); }, locus::parent_first, locus::at(1));  // 20 ms
+      locus::compute(220000);  // 100 us: the busy frames reach place 1
+      forked = simulated_now();
+      locus::fork_join([] { locus::compute(4400000); }, locus::at(1, [&] {
+        started = simulated_now();
+        ran_at = locus::current_place();
+      }));
+      busy.sync();
+    }, [] {});
+    ASSERT_EQ(ran_at, 1) << "seed " << seed;
+    EXPECT_LT(started - forked, 50000u) << "seed " << seed << ": waited " << (started - forked) << " ns";
+    longest = std::max(longest, started - forked);
+    ++seeds_run;
+  }
+  EXPECT_EQ(seeds_run, 16);
+  RecordProperty("longest_wait_ns", std::to_string(longest));
+}
+
+// The root starts on the first core of the first place, on threads too:
+// a worker that takes a root task hands it to the first worker.
+TEST(NumaWsRoot, StartsOnTheFirstCoreOfTheFirstPlace) {
+  locus::runtime rt(numa_ws_on_cores(2));
+  for (int i = 0; i < 200; ++i) {
+    int place = -9;
+    locus::fork_join([&] { place = locus::current_place(); }, [] {});
+    ASSERT_EQ(place, 0) << "root " << i;
+  }
 }

@@ -4,8 +4,20 @@
 // Fast path (nothing stolen): g is pushed on this worker's deque as a job that
 // lives in this stack frame, f runs inline, and g is popped back and run
 // inline: one push, one pop, no allocation, no lock, no system call. Only if
-// a thief took g and it is still running does the parent suspend its fiber
-// (the slow path, in src/core/join.cpp).
+// a thief took g does the join take the slow path (src/core/join.cpp): the
+// parent suspends while g runs, and, once g is done, the policy may push the
+// parent toward its place (NUMA-WS's sync-time push).
+//
+// Per-branch hints: either branch may be wrapped with its hints,
+//
+//   locus::fork_join(left, locus::at(1, right));   // right belongs to place 1
+//
+// A hinted branch runs with the hint as its place (NUMA-WS III-A: it and
+// what it spawns are pushed toward place 1 when a steal gives the chance);
+// the parent keeps its own. An unhinted branch inherits the parent's, and
+// compiles to exactly the unhinted code. The wrapper, locus::branch, carries
+// the callable and a set of hints, so that other kinds of hint can be added
+// as fields and wrappers (at(p, at(q, f)) keeps the outer place).
 //
 // Exceptions: both f and g always run; if either throws, the first thrown (f
 // before g when both do) is rethrown after both are done.
@@ -18,17 +30,57 @@
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/place.hpp"
 #include "locus/task_group.hpp"
 
 namespace locus {
+
+// What the scheduler should know about one fork_join branch.
+struct branch_hints {
+  place_hint place = any;  // checked when the branch starts (locus/place.hpp)
+};
+
+// A fork_join branch with hints; holds a reference to the callable, which
+// lives until the end of the fork_join's full expression.
+template <class F>
+struct branch {
+  F&& fn;
+  branch_hints hints;
+};
+
+// Branch f belongs to place p.
+template <class F>
+constexpr branch<F> at(int p, F&& f) noexcept {
+  return {std::forward<F>(f), {place_hint{p}}};
+}
+template <class F>
+constexpr branch<F> at(int p, branch<F>&& b) noexcept {
+  return {std::forward<F>(b.fn), {place_hint{p}}};
+}
+
+namespace detail_branch {
+template <class F>
+inline constexpr bool is_branch = false;
+template <class F>
+inline constexpr bool is_branch<branch<F>> = true;
+template <class F>
+inline constexpr bool hinted = is_branch<std::remove_cvref_t<F>>;
+// The callable of a branch (an lvalue), hinted or not.
+template <class B>
+constexpr auto& fn_of(B& b) noexcept {
+  if constexpr (hinted<B>) return b.fn;
+  else return b;
+}
+}  // namespace detail_branch
+
 inline namespace LOCUS_CONSTRUCTS_NS {
 
 #ifdef LOCUS_SERIAL_ELISION
 
 template <class F, class G>
 void fork_join(F&& f, G&& g) {
-  std::forward<F>(f)();
-  std::forward<G>(g)();
+  detail_branch::fn_of(f)();
+  detail_branch::fn_of(g)();
 }
 
 #else
@@ -43,19 +95,19 @@ template <class F, class G>
 void run_whole(void* pair);
 
 // The policy chose parent-first (hook_spawn_order): both branches are
-// queued as parent-first children and the parent syncs; each branch's
-// exception is kept apart so that f's still wins over g's.
+// queued as parent-first children, each with its place, and the parent
+// syncs; each branch's exception is kept apart so that f's still wins over g's.
 template <class F, class G>
-[[gnu::noinline]] void both_parent_first(F& f, G& g) {
+[[gnu::noinline]] void both_parent_first(F& f, G& g, std::int32_t f_place, std::int32_t g_place) {
   std::exception_ptr errors[2];
   {
     task_group both;
     both.spawn([&] {
       try { f(); } catch (...) { errors[0] = std::current_exception(); }
-    }, parent_first);
+    }, parent_first, place_hint{f_place});
     both.spawn([&] {
       try { g(); } catch (...) { errors[1] = std::current_exception(); }
-    }, parent_first);
+    }, parent_first, place_hint{g_place});
     both.sync();
   }
   for (auto& e : errors)
@@ -71,11 +123,20 @@ void fork_join(F&& f, G&& g) {
     detail::run_on_pool(&detail_fj::run_whole<F, G>, &both);
     return;
   }
-  detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
+  auto& g_fn = detail_branch::fn_of(g);
+  detail::fork_job job(std::addressof(g_fn), &detail_fj::invoke_callable<decltype(g_fn)>, w->ctx);
+  // Hinted branches (this code is compiled only for them): checked before
+  // anything runs; the parent's context is restored after each.
+  [[maybe_unused]] const detail::task_context parent_ctx = w->ctx;
+  [[maybe_unused]] std::int32_t f_place = 0;
+  if constexpr (detail_branch::hinted<F>) f_place = detail::checked_place(f.hints.place);
+  if constexpr (detail_branch::hinted<G>) job.ctx.place = detail::checked_place(g.hints.place);
   if (w->hooks == 0) [[likely]] {
     w->deque.push(&job);
   } else if (!detail::push_fork_hooked(*w, &job)) {
-    return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
+    // the policy chose parent-first
+    return detail_fj::both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w->ctx.place,
+                                        job.ctx.place);
   }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
@@ -83,19 +144,24 @@ void fork_join(F&& f, G&& g) {
   detail::notify_push();
 
   std::exception_ptr first_error;
+  if constexpr (detail_branch::hinted<F>) w->ctx.place = f_place;
   try {
-    std::forward<F>(f)();
+    if constexpr (detail_branch::hinted<F>) f.fn();
+    else std::forward<F>(f)();
   } catch (...) {
     first_error = std::current_exception();
   }
   // f may have suspended and resumed on another worker: ask again.
   w = detail::current_worker();
+  if constexpr (detail_branch::hinted<F>) w->ctx = parent_ctx;
   if (w->deque.pop() == &job) [[likely]] {
+    if constexpr (detail_branch::hinted<G>) w->ctx.place = job.ctx.place;
     try {
-      g();
+      g_fn();
     } catch (...) {
       if (!first_error) first_error = std::current_exception();
     }
+    if constexpr (detail_branch::hinted<G>) detail::current_worker()->ctx = parent_ctx;
   } else {
     detail::join_stolen_fork_job(job);
     if (!first_error) first_error = job.error;

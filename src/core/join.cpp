@@ -20,6 +20,9 @@
 //   job.state goes pending -> done (the thief finished it) or
 //   pending -> parent_waiting (the parent suspended first); the second of the
 //   two exchanges sees the other's value and resumes the parent if needed.
+//   A join that finds the branch done asks the policy (keep_at_sync), as a
+//   task group's sync does, and suspends only if the policy wants the
+//   frame elsewhere.
 #include "core/join.hpp"
 
 #include <cassert>
@@ -303,9 +306,12 @@ frame* fork_job::run_fork_job_entry(frame* f) {
 }
 
 void join_stolen_fork_job(fork_job& job) {
-  if (job.state.load(std::memory_order_acquire) == fork_job::done) return;
   worker& w = this_worker();
   prepare_waiter(job.waiter, w);
+  // The branch is done: a successful non-trivial sync, which the policy
+  // may turn into a push (NUMA-WS Fig. 5 lines 5-11), as for task groups.
+  if (job.state.load(std::memory_order_acquire) == fork_job::done && w.rt->policy->keep_at_sync(w, job.waiter))
+    return;
   suspension why{suspension::kind::fork, &job, 0};
   suspend(w, why);
 }

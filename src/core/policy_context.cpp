@@ -17,4 +17,11 @@ void policy_context::steal_attempt(worker_view& w, worker_view& victim) const {
 
 void policy_context::stole(worker_view& w) const { static_cast<worker&>(w).counters.steals.bump(); }
 
+void policy_context::sent_on(worker_view& w) const {
+  // The search goes on as idle time from now (scheduler.cpp, find_work).
+  auto& self = static_cast<worker&>(w);
+  switch_activity(self, activity::sched, self.attempt_start_ns);
+  switch_activity(self, activity::idle, eng_->now_ns());
+}
+
 }  // namespace locus::detail

@@ -107,6 +107,7 @@ search_result default_search(P& p, policy_context& ctx, worker_view& w) {
     if (frame* f = p.steal_from(w, *victim)) {
       ctx.stole(w);  // a successful steal, even if the policy then sends the frame on
       if ((f = p.after_steal(w, f)) != nullptr) return {f, found_at::steal};
+      ctx.sent_on(w);
     }
   }
   return {};

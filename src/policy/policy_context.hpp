@@ -12,13 +12,14 @@
 //   rng           worker w's random source (only on w's own thread)
 //   wake          wake worker w if it sleeps, after handing it work
 //   eng           the engine (clock), for policies that need time
-//   take_root, steal_attempt, stole
+//   take_root, steal_attempt, stole, sent_on
 //                 the core's parts of a search round, for a policy's own
 //                 find_work (policy.hpp, default_search): the root queue,
 //                 and the accounting of steal attempts (counted, charged by
-//                 the engine, timed as scheduling when one succeeds)
+//                 the engine, timed as scheduling when one succeeds, also
+//                 when the policy sends the stolen frame on: sent_on)
 //
-// Everything but the last three is inline and reads plain data, so the
+// Everything but the last four is inline and reads plain data, so the
 // scheduling paths that call a policy pay no more than before.
 #pragma once
 
@@ -77,6 +78,9 @@ class policy_context {
   frame* take_root(worker_view& w) const;
   void steal_attempt(worker_view& w, worker_view& victim) const;
   void stole(worker_view& w) const;
+  // The frame of the last successful steal was sent on (NUMA-WS pushes it
+  // to its place): the attempt and the push are scheduling time, not idle.
+  void sent_on(worker_view& w) const;
 
  private:
   // Filled in by the core (core/runtime.cpp) before the policy is built.

@@ -13,6 +13,7 @@ namespace locus::detail {
 // ------------------------------------------------------------ options
 
 std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text) {
+  if (text == "distance") return {};
   std::vector<double> weights;
   std::stringstream in{std::string(text)};
   bool ok = !text.empty();
@@ -24,8 +25,9 @@ std::vector<double> parse_steal_weights(std::string_view setting, std::string_vi
   }
   if (!ok || weights.empty() || text.back() == ',')
     throw config_error(std::string(setting) + "=\"" + std::string(text) +
-                       "\": expected positive per-victim weights by distance, own place first, separated by "
-                       "commas, e.g. 8,2,1 (every victim must keep a chance: section IV of NUMA-WS)");
+                       "\": expected \"distance\" (weights derived from the distance matrix) or positive "
+                       "per-victim weights by distance, own place first, separated by commas, e.g. 8,2,1 "
+                       "(every victim must keep a chance: section IV of NUMA-WS)");
   return weights;
 }
 
@@ -48,9 +50,11 @@ policy_entry numa_ws_entry() {
       .make = &make_policy_of<numa_ws_policy>,
       .options = {{.name = "steal_weights",
                    .env = "LOCUS_STEAL_WEIGHTS",
-                   .accepted = "positive per-victim weights by distance rank, own place first, e.g. 8,2,1",
+                   .accepted = "distance, or positive per-victim weights by distance rank, own place first, "
+                               "e.g. 8,2,1",
                    .default_value = default_steal_weights,
-                   .help = "how much more likely a thief picks a near victim (section III-B)",
+                   .help = "how much more likely a thief picks a near victim (section III-B); distance: "
+                           "rank r gets 1/(r+1)^2 of the steals",
                    .check = [](std::string_view s, std::string_view v) { parse_steal_weights(s, v); }},
                   {.name = "push_threshold",
                    .env = "LOCUS_PUSH_THRESHOLD",
@@ -58,8 +62,11 @@ policy_entry numa_ws_entry() {
                    .default_value = "4",
                    .help = "failed pushes before a worker runs a frame itself (section IV's constant)",
                    .check = [](std::string_view s, std::string_view v) { parse_push_threshold(s, v); }}},
-      // In the order of numa_ws_policy::counter.
-      .counters = {"mailbox_hits", "pushes", "push_attempts"},
+      // In the order of numa_ws_policy::counter. kept_at_sync: sync-time
+      // pushes that failed before the frame suspended (each saved a
+      // suspend and a resume); root_handoffs: root tasks handed to the
+      // first worker by the worker that took them.
+      .counters = {"mailbox_hits", "pushes", "push_attempts", "kept_at_sync", "root_handoffs"},
       // In the order of numa_ws_policy::cost: a deposit or take is one
       // exchange on a line the other worker last wrote.
       .costs = {{.name = "mailbox", .lines = 1}},
@@ -68,17 +75,32 @@ policy_entry numa_ws_entry() {
 
 // ------------------------------------------------------------ biased steals
 
-double victim_weight(const placement& places, const std::vector<double>& weights, int from, int to) {
-  // Distance ranks of the thief's row: its own place first, then each
-  // distinct distance to another place, nearest first (NUMA-WS III-B:
-  // local socket, then one hop, then two hops).
+namespace {
+
+// Distance ranks of the thief's row: its own place first, then each
+// distinct distance to another place, nearest first (NUMA-WS III-B: local
+// socket, then one hop, then two hops).
+std::size_t distance_rank(const placement& places, int from, int to) {
+  if (to == from) return 0;
   const auto& row = places.place_distance[static_cast<std::size_t>(from)];
   std::set<int> others;
   for (std::size_t p = 0; p < row.size(); ++p)
     if (static_cast<int>(p) != from) others.insert(row[p]);
-  std::size_t rank = 0;
-  if (to != from) rank = 1 + static_cast<std::size_t>(std::distance(others.begin(), others.find(row[static_cast<std::size_t>(to)])));
-  return weights[std::min(rank, weights.size() - 1)];
+  return 1 + static_cast<std::size_t>(std::distance(others.begin(), others.find(row[static_cast<std::size_t>(to)])));
+}
+
+}  // namespace
+
+double victim_weight(const placement& places, const std::vector<double>& weights, int from, int to) {
+  const std::size_t rank = distance_rank(places, from, to);
+  if (!weights.empty()) return weights[std::min(rank, weights.size() - 1)];
+  // Derived: the rank's share 1/(r+1)^2, split among its victims.
+  double victims = 0;
+  for (int p = 0; p < places.num_places; ++p)
+    if (distance_rank(places, from, p) == rank)
+      victims += static_cast<double>(places.place_workers[static_cast<std::size_t>(p)].size()) - (p == from ? 1.0 : 0.0);
+  const double share = 1.0 / static_cast<double>((rank + 1) * (rank + 1));
+  return victims > 0 ? share / victims : 0;
 }
 
 std::vector<double> place_steal_probabilities(const placement& places, const std::vector<double>& weights,
@@ -96,96 +118,137 @@ std::vector<double> place_steal_probabilities(const placement& places, const std
   return mass;
 }
 
+victim_table make_victim_table(const placement& places, const std::vector<double>& weights, int thief) {
+  victim_table t;
+  const int from = places.worker_place[static_cast<std::size_t>(thief)];
+  const int workers = static_cast<int>(places.worker_place.size());
+  double total = 0;
+  for (int v = 0; v < workers; ++v) {
+    if (v == thief) continue;
+    total += victim_weight(places, weights, from, places.worker_place[static_cast<std::size_t>(v)]);
+    t.victims.push_back(v);
+    t.cumulative.push_back(total);
+  }
+  for (auto& c : t.cumulative) c /= total;
+  if (!t.cumulative.empty()) t.cumulative.back() = 1.0;
+  return t;
+}
+
+std::size_t victim_table::draw(rng64& rng) const {
+  const double u = rng.unit();
+  const auto at = static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+  return std::min(at, cumulative.size() - 1);
+}
+
 numa_ws_policy::numa_ws_policy(policy_context& ctx)
     : policy_defaults(ctx),
       mailboxes_(std::make_unique<mailbox[]>(static_cast<std::size_t>(ctx.num_workers()))),
-      victims_(static_cast<std::size_t>(ctx.num_workers())),
-      cumulative_(static_cast<std::size_t>(ctx.num_workers())),
-      push_threshold_(parse_push_threshold("push_threshold", ctx.option("push_threshold"))) {
-  const auto& places = ctx.places();
+      deposits_(std::make_unique<place_deposits[]>(static_cast<std::size_t>(ctx.places().num_places))),
+      state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(ctx.num_workers()))),
+      push_threshold_(parse_push_threshold("push_threshold", ctx.option("push_threshold"))),
+      first_worker_(ctx.places().place_workers.front().front()) {
   const std::vector<double> weights = parse_steal_weights("steal_weights", ctx.option("steal_weights"));
-  for (int t = 0; t < ctx.num_workers(); ++t) {
-    worker_view& thief = ctx.worker_at(t);
-    auto& victims = victims_[static_cast<std::size_t>(t)];
-    auto& cumulative = cumulative_[static_cast<std::size_t>(t)];
-    double total = 0;
-    for (int v = 0; v < ctx.num_workers(); ++v) {
-      if (v == t) continue;
-      worker_view& victim = ctx.worker_at(v);
-      total += victim_weight(places, weights, thief.place, victim.place);
-      victims.push_back(&victim);
-      cumulative.push_back(total);
-    }
-    for (auto& c : cumulative) c /= total;
-    if (!cumulative.empty()) cumulative.back() = 1.0;
-  }
+  for (int t = 0; t < ctx.num_workers(); ++t) victims_.push_back(make_victim_table(ctx.places(), weights, t));
 }
 
 worker_view* numa_ws_policy::choose_victim(worker_view& thief) {
-  const auto& cumulative = cumulative_[static_cast<std::size_t>(thief.id)];
-  if (cumulative.empty()) return nullptr;
-  const double u = ctx->rng(thief).unit();
-  const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin();
-  return victims_[static_cast<std::size_t>(thief.id)][static_cast<std::size_t>(
-      std::min<std::ptrdiff_t>(at, static_cast<std::ptrdiff_t>(cumulative.size()) - 1))];
+  const victim_table& table = victims_[static_cast<std::size_t>(thief.id)];
+  if (table.victims.empty()) return nullptr;
+  return &ctx->worker_at(table.victims[table.draw(ctx->rng(thief))]);
 }
 
 // ------------------------------------------------------------ mailboxes
+//
+// A slot goes empty -> frame (a push: CAS by the depositor), or
+// empty -> reserved (keep_at_sync: CAS) -> frame (on_ready: a store by the
+// reserver, the only one who may write a reserved slot), and frame -> empty
+// (a take: CAS by the owner, a place-mate or a thief). The seq_cst writes
+// of a frame pair with the seq_cst store of park_word by a worker going to
+// sleep (scheduler.cpp): either it sees the frame (has_work_for) or the
+// depositor sees it parked and wakes it.
 
 bool numa_ws_policy::earmarked_elsewhere(const worker_view& w, const frame& f) const {
   return f.ctx.place != any_place && f.ctx.place != w.place;
 }
 
-frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
-  if (!earmarked_elsewhere(w, *f)) return f;
-  const auto& receivers = ctx->places().place_workers[static_cast<std::size_t>(f->ctx.place)];
+int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& failed) {
+  const auto& receivers = ctx->places().place_workers[static_cast<std::size_t>(place)];
   // Section III-B: try random receivers of the place; each full mailbox
   // costs the frame one of its pushes; past the threshold run it here.
-  while (f->scratch < push_threshold_) {
-    worker_view& receiver =
-        ctx->worker_at(receivers[ctx->rng(w).below(static_cast<std::uint32_t>(receivers.size()))]);
+  while (failed < push_threshold_) {
+    const int receiver = receivers[ctx->rng(w).below(static_cast<std::uint32_t>(receivers.size()))];
     ctx->count(w, push_attempts);
-    ctx->charge(w, mailbox_op, receiver.id);
+    ctx->charge(w, mailbox_op, receiver);
     frame* empty = nullptr;
-    if (mailboxes_[static_cast<std::size_t>(receiver.id)].slot.compare_exchange_strong(
-            empty, f, std::memory_order_seq_cst)) {
-      ctx->count(w, pushes);
-      ctx->wake(receiver);
-      return nullptr;
-    }
-    ++f->scratch;  // failed pushes
+    if (mailboxes_[static_cast<std::size_t>(receiver)].slot.compare_exchange_strong(empty, fill,
+                                                                                     std::memory_order_seq_cst))
+      return receiver;
+    ++failed;
   }
+  return -1;
+}
+
+// A frame is in `receiver`'s mailbox: make it visible to the receiver's
+// place and wake the receiver, or, if it is busy, an idle place-mate.
+void numa_ws_policy::deposited(worker_view& w, int receiver) {
+  ctx->count(w, pushes);
+  worker_view& r = ctx->worker_at(receiver);
+  deposits_[static_cast<std::size_t>(r.place)].count.fetch_add(1, std::memory_order_seq_cst);
+  if (ctx->wake(r)) return;
+  for (int mate : ctx->places().place_workers[static_cast<std::size_t>(r.place)])
+    if (mate != receiver && ctx->wake(ctx->worker_at(mate))) return;
+}
+
+frame* numa_ws_policy::take_from(worker_view& w, int owner) {
+  auto& slot = mailboxes_[static_cast<std::size_t>(owner)].slot;
+  frame* f = slot.load(std::memory_order_acquire);
+  if (f == nullptr || f == reserved_slot()) return nullptr;
+  ctx->charge(w, mailbox_op, owner);
+  if (!slot.compare_exchange_strong(f, nullptr, std::memory_order_acq_rel)) return nullptr;
+  deposits_[static_cast<std::size_t>(ctx->worker_at(owner).place)].count.fetch_sub(1, std::memory_order_relaxed);
+  ctx->count(w, mailbox_hits);
   return f;
+}
+
+frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
+  if (!earmarked_elsewhere(w, *f)) return f;
+  int failed = f->scratch;
+  const int receiver = claim_mailbox(w, f->ctx.place, f, failed);
+  f->scratch = static_cast<std::uint16_t>(failed);
+  if (receiver < 0) return f;
+  // From here on f may already run on the receiver's place.
+  deposited(w, receiver);
+  return nullptr;
 }
 
 frame* numa_ws_policy::find_local_work(worker_view& w) {
-  auto& slot = mailboxes_[static_cast<std::size_t>(w.id)].slot;
-  if (slot.load(std::memory_order_relaxed) == nullptr) return nullptr;
-  frame* f = slot.exchange(nullptr, std::memory_order_acq_rel);
-  if (f != nullptr) {
-    ctx->count(w, mailbox_hits);
-    ctx->charge(w, mailbox_op, w.id);
-  }
-  return f;
+  // Line 26: the own mailbox first; then a deposit that waits in a busy
+  // place-mate's mailbox; then (the first worker) a root handed to it.
+  if (frame* f = take_from(w, w.id)) return f;
+  if (deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_relaxed) > 0)
+    for (int mate : ctx->places().place_workers[static_cast<std::size_t>(w.place)])
+      if (mate != w.id)
+        if (frame* f = take_from(w, mate)) return f;
+  if (w.id == first_worker_ && root_handoff_.slot.load(std::memory_order_relaxed) != nullptr)
+    return root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel);
+  return nullptr;
 }
 
 bool numa_ws_policy::has_work_for(worker_view& w) {
-  return mailboxes_[static_cast<std::size_t>(w.id)].slot.load(std::memory_order_seq_cst) != nullptr;
+  // The last look of a worker about to sleep: seq_cst, pairs with the
+  // deposits (see above).
+  frame* own = mailboxes_[static_cast<std::size_t>(w.id)].slot.load(std::memory_order_seq_cst);
+  if (own != nullptr && own != reserved_slot()) return true;
+  if (deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_seq_cst) > 0) return true;
+  return w.id == first_worker_ && root_handoff_.slot.load(std::memory_order_seq_cst) != nullptr;
 }
 
 frame* numa_ws_policy::steal_from(worker_view& thief, worker_view& victim) {
   // The coin flip of section III-B: heads, the deque; tails, the mailbox
-  // (falling back to the deque when it is empty).
-  if ((ctx->rng(thief).next() & 1) == 0) {
-    auto& slot = mailboxes_[static_cast<std::size_t>(victim.id)].slot;
-    if (frame* f = slot.load(std::memory_order_acquire)) {
-      ctx->charge(thief, mailbox_op, victim.id);
-      if (slot.compare_exchange_strong(f, nullptr, std::memory_order_acq_rel)) {
-        ctx->count(thief, mailbox_hits);
-        return f;  // after_steal pushes it on if it belongs elsewhere
-      }
-    }
-  }
+  // (falling back to the deque when it is empty). after_steal pushes a
+  // frame taken from the mailbox on if it belongs elsewhere.
+  if (coin_says_mailbox(ctx->rng(thief)))
+    if (frame* f = take_from(thief, victim.id)) return f;
   return victim.deque.steal();
 }
 
@@ -193,10 +256,60 @@ frame* numa_ws_policy::after_steal(worker_view& thief, frame* f) { return pushba
 
 bool numa_ws_policy::keep_at_sync(worker_view& w, const frame& parent) {
   // Lines 5-11: a frame earmarked elsewhere is not simply continued; it is
-  // suspended and on_ready(sync_done) pushes it.
-  return !earmarked_elsewhere(w, parent);
+  // pushed. Whether the push succeeds is decided here, before the frame
+  // suspends: a mailbox is reserved for it, and on_ready(sync_done) fills
+  // it. If every try fails the frame continues here with no fiber switch.
+  if (!earmarked_elsewhere(w, parent)) return true;
+  int failed = parent.scratch;
+  const int receiver = claim_mailbox(w, parent.ctx.place, reserved_slot(), failed);
+  if (receiver < 0) {
+    ctx->count(w, kept_at_sync);
+    return true;
+  }
+  state_[static_cast<std::size_t>(w.id)].reserved = receiver;
+  return false;
 }
 
-frame* numa_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason) { return pushback(w, parent); }
+frame* numa_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+  // After keep_at_sync said no, the same worker's next on_ready is that
+  // frame's (the core suspends it and finds the sync done at once).
+  int& reserved = state_[static_cast<std::size_t>(w.id)].reserved;
+  if (reserved < 0) return pushback(w, parent);
+  const int receiver = reserved;
+  reserved = -1;
+  mailboxes_[static_cast<std::size_t>(receiver)].slot.store(parent, std::memory_order_seq_cst);
+  deposited(w, receiver);
+  return nullptr;
+}
+
+// ------------------------------------------------------------ the root
+
+search_result numa_ws_policy::find_work(worker_view& w) {
+  // The default round, except that a root task (a job from the root queue)
+  // taken by another worker is handed to the first worker of the first
+  // place, where the paper starts the root (section V), so that
+  // first-touch placement does not depend on which worker woke first.
+  // Resumed continuations (a locus::mutex handing over) run anywhere.
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
+  if (frame* f = find_local_work(w)) return {f, found_at::policy};
+  if (frame* f = ctx->take_root(w)) {
+    if (w.id == first_worker_ || f->kind != frame_kind::job) return {f, found_at::roots};
+    frame* empty = nullptr;
+    if (!root_handoff_.slot.compare_exchange_strong(empty, f, std::memory_order_seq_cst))
+      return {f, found_at::roots};  // another root waits for it already: this one starts here
+    ctx->count(w, root_handoffs);
+    ctx->wake(ctx->worker_at(first_worker_));
+    return {};
+  }
+  if (worker_view* victim = choose_victim(w)) {
+    ctx->steal_attempt(w, *victim);
+    if (frame* f = steal_from(w, *victim)) {
+      ctx->stole(w);
+      if ((f = after_steal(w, f)) != nullptr) return {f, found_at::steal};
+      ctx->sent_on(w);
+    }
+  }
+  return {};
+}
 
 }  // namespace locus::detail

@@ -1,31 +1,59 @@
 // `numa-ws`: the NUMA-WS scheduler (Deters et al., seed 000, section III-B
 // and figure 5) on top of work stealing:
 //   - locality-biased steals: a thief picks victims with probabilities set
-//     by the distance between its place and theirs (steal_weights);
+//     by the distance between its place and theirs (steal_weights: per
+//     distance rank, or derived from the distance matrix, victim_weight);
 //   - lazy work pushing: a full frame (one the scheduler handles: a stolen
 //     frame, a parent resuming after a non-trivial sync) earmarked for
 //     another place is pushed to a random worker of that place through a
 //     one-slot mailbox (PUSHBACK), on exactly three occasions: a successful
-//     non-trivial sync (keep_at_sync, then on_ready; Fig. 5 lines 5-11), the
-//     last child returning to a suspended parent (on_ready; lines 21-24),
-//     and a successful steal (after_steal; line 28). Never on the fast path.
+//     non-trivial sync of a task group or a fork_join (keep_at_sync, then
+//     on_ready; Fig. 5 lines 5-11), the last child returning to a suspended
+//     parent (on_ready; lines 21-24), and a successful steal (after_steal;
+//     line 28). Never on the fast path.
+//   - at a sync the push is decided before the frame suspends: keep_at_sync
+//     reserves an empty mailbox, and the frame suspends only if it got one
+//     (a push that fails costs no fiber switch); on_ready fills the slot.
+//   - a deposit is taken promptly: the receiver, or an idle worker of its
+//     place if the receiver is busy, is woken, and every worker of the
+//     place looks into its place's mailboxes when out of work and before it
+//     sleeps (find_local_work, has_work_for).
 //   - a thief flips a coin between the victim's deque and its mailbox
 //     (steal_from), and an out-of-work worker checks its own mailbox first
 //     (find_local_work; line 26).
+//   - the root starts on the first core of the first place (section V): a
+//     root task another worker takes is handed to that worker.
 // Section IV's bounds need the mailbox to hold one frame and the number of
 // failed pushes per frame to be capped by a constant (push_threshold).
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
 
+#include "engine/random.hpp"
 #include "policy/registry.hpp"
 
 namespace locus::detail {
 
 struct placement;
+
+// One thief's biased choice: the other workers and the cumulative
+// probability of picking each (the last entry is 1).
+struct victim_table {
+  std::vector<int> victims;
+  std::vector<double> cumulative;
+  // An index into victims, drawn with the table's probabilities.
+  std::size_t draw(rng64& rng) const;
+};
+// The table of the worker `thief` under `weights` (parse_steal_weights).
+victim_table make_victim_table(const placement& places, const std::vector<double>& weights, int thief);
+
+// The coin flip between a victim's deque and its mailbox: the top bit of
+// the generator (xorshift64*'s low bits are its weakest).
+inline bool coin_says_mailbox(rng64& rng) { return (rng.next() >> 63) == 0; }
 
 class numa_ws_policy : public policy_defaults {
  public:
@@ -38,38 +66,60 @@ class numa_ws_policy : public policy_defaults {
   bool keep_at_sync(worker_view& w, const frame& parent);
   frame* on_ready(worker_view& w, frame* parent, ready_reason why);
   bool has_work_for(worker_view& w);
+  search_result find_work(worker_view& w);
 
   // Indices in the registry entry's counters and costs.
-  enum counter : int { mailbox_hits, pushes, push_attempts };
+  enum counter : int { mailbox_hits, pushes, push_attempts, kept_at_sync, root_handoffs };
   enum cost : int { mailbox_op };
 
  private:
   struct alignas(64) mailbox {
     std::atomic<frame*> slot{nullptr};
   };
+  // Deposited frames not yet taken, per place: a worker out of work looks
+  // into its place-mates' mailboxes only when this says there is one.
+  struct alignas(64) place_deposits {
+    std::atomic<int> count{0};
+  };
+  // Owner-only state of each worker.
+  struct alignas(64) worker_state {
+    int reserved = -1;  // the receiver whose mailbox keep_at_sync reserved
+  };
+  // A slot that keep_at_sync reserved and on_ready will fill: not empty
+  // for depositors, not a frame for takers.
+  static frame* reserved_slot() { return reinterpret_cast<frame*>(std::uintptr_t{1}); }
+
   // PUSHBACK: deposits f in the mailbox of a random worker of f's place and
   // returns nullptr, or returns f when the caller must run it itself (it
   // belongs here, or its failed pushes reached the threshold).
   frame* pushback(worker_view& w, frame* f);
+  // The receiver of a push, chosen and claimed as PUSHBACK does, with
+  // `fill` put into its slot; -1 once `failed` reaches the threshold.
+  int claim_mailbox(worker_view& w, int place, frame* fill, int& failed);
+  void deposited(worker_view& w, int receiver);
+  frame* take_from(worker_view& w, int owner);
   bool earmarked_elsewhere(const worker_view& w, const frame& f) const;
 
   std::unique_ptr<mailbox[]> mailboxes_;
-  // Per worker: the other workers and the cumulative probability of
-  // choosing each (the last entry is 1).
-  std::vector<std::vector<worker_view*>> victims_;
-  std::vector<std::vector<double>> cumulative_;
+  std::unique_ptr<place_deposits[]> deposits_;
+  std::unique_ptr<worker_state[]> state_;
+  std::vector<victim_table> victims_;
   int push_threshold_;
+  int first_worker_;  // the first core of the first place: where roots start
+  mailbox root_handoff_;
 };
 
 static_assert(scheduling_policy<numa_ws_policy>);
 
 // Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS) and
-// push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes and
-// push_attempts, and the simulated cost of a mailbox operation.
+// push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes,
+// push_attempts, kept_at_sync and root_handoffs, and the simulated cost of
+// a mailbox operation.
 policy_entry numa_ws_entry();
 
-// LOCUS_STEAL_WEIGHTS: "8,2,1" -> {8, 2, 1}; every weight positive. Throws
-// config_error naming `setting`. Shared with locus-topo.
+// LOCUS_STEAL_WEIGHTS: "8,2,1" -> {8, 2, 1}, every weight positive; or
+// "distance" -> {} (derived from the distance matrix, victim_weight).
+// Throws config_error naming `setting`. Shared with locus-topo.
 std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text);
 inline constexpr const char* default_steal_weights = "8,2,1";
 
@@ -80,7 +130,11 @@ inline constexpr const char* default_steal_weights = "8,2,1";
 // weight take the last. For locus-topo and the docs.
 std::vector<double> place_steal_probabilities(const placement& places, const std::vector<double>& weights,
                                               int from);
-// The weight of a victim at place `to` for a thief at place `from`.
+// The weight of a victim at place `to` for a thief at place `from`. With
+// derived weights (an empty list) a victim at distance rank r weighs
+// 1 / (r+1)^2 divided by the number of victims at rank r, so that the ranks
+// share the steals as 1 : 1/4 : 1/9 ... however many workers each holds
+// (the weighting libfork uses for its NUMA-aware victim choice).
 double victim_weight(const placement& places, const std::vector<double>& weights, int from, int to);
 
 }  // namespace locus::detail
