@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/task_group.hpp"
 
@@ -61,6 +62,11 @@ template <class F, class G>
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+// Tracing (hook_trace): the same fork_join with each branch drawn as a
+// slice; the second remembers where it was forked, for the arrow to a thief.
+template <class F, class G>
+[[gnu::noinline]] void traced(F& f, G& g);
 }  // namespace detail_fj
 
 template <class F, class G>
@@ -74,8 +80,10 @@ void fork_join(F&& f, G&& g) {
   detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
   if (w->hooks == 0) [[likely]] {
     w->deque.push(&job);
-  } else if (!detail::push_fork_hooked(*w, &job)) {
-    return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
+  } else {
+    if constexpr (!detail::is_traced_task<std::remove_cvref_t<G>>)
+      if (w->hooks & detail::hook_trace) return detail_fj::traced(f, g);
+    if (!detail::push_fork_hooked(*w, &job)) return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
   }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
@@ -108,6 +116,13 @@ template <class F, class G>
 void run_whole(void* pair) {
   auto* p = static_cast<std::pair<F&, G&>*>(pair);
   fork_join(std::forward<F>(p->first), std::forward<G>(p->second));
+}
+
+template <class F, class G>
+[[gnu::noinline]] void traced(F& f, G& g) {
+  using detail::slice_kind;
+  fork_join(detail::traced_task<F&>{f, nullptr, slice_kind::fork, {}},
+            detail::traced_task<G&>{g, nullptr, slice_kind::fork, detail::trace_spawn_point()});
 }
 }  // namespace detail_fj
 
