@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/place.hpp"
 #include "locus/task_group.hpp"
@@ -113,6 +114,11 @@ template <class F, class G>
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }
+
+// Tracing (hook_trace): the same fork_join with each branch drawn as a
+// slice; the second remembers where it was forked, for the arrow to a thief.
+template <class F, class G>
+[[gnu::noinline]] void traced(F& f, G& g);
 }  // namespace detail_fj
 
 template <class F, class G>
@@ -133,10 +139,13 @@ void fork_join(F&& f, G&& g) {
   if constexpr (detail_branch::hinted<G>) job.ctx.place = detail::checked_place(g.hints.place);
   if (w->hooks == 0) [[likely]] {
     w->deque.push(&job);
-  } else if (!detail::push_fork_hooked(*w, &job)) {
-    // the policy chose parent-first
-    return detail_fj::both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w->ctx.place,
-                                        job.ctx.place);
+  } else {
+    if constexpr (!detail::is_traced_task<std::remove_cvref_t<decltype(g_fn)>>)
+      if (w->hooks & detail::hook_trace) return detail_fj::traced(f, g);
+    if (!detail::push_fork_hooked(*w, &job))
+      // the policy chose parent-first
+      return detail_fj::both_parent_first(detail_branch::fn_of(f), g_fn,
+                                          detail_branch::hinted<F> ? f_place : w->ctx.place, job.ctx.place);
   }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
@@ -174,6 +183,23 @@ template <class F, class G>
 void run_whole(void* pair) {
   auto* p = static_cast<std::pair<F&, G&>*>(pair);
   fork_join(std::forward<F>(p->first), std::forward<G>(p->second));
+}
+
+template <class F, class G>
+[[gnu::noinline]] void traced(F& f, G& g) {
+  using detail::slice_kind;
+  auto& f_fn = detail_branch::fn_of(f);
+  auto& g_fn = detail_branch::fn_of(g);
+  detail::traced_task<decltype(f_fn)> f_traced{f_fn, nullptr, slice_kind::fork, {}};
+  detail::traced_task<decltype(g_fn)> g_traced{g_fn, nullptr, slice_kind::fork, detail::trace_spawn_point()};
+  // A hinted branch keeps its hints around the traced callable.
+  auto rewrap = [](auto& original, auto& traced_fn) -> decltype(auto) {
+    if constexpr (detail_branch::hinted<std::remove_reference_t<decltype(original)>>)
+      return branch<decltype(traced_fn)>{traced_fn, original.hints};
+    else
+      return traced_fn;
+  };
+  fork_join(rewrap(f, f_traced), rewrap(g, g_traced));
 }
 }  // namespace detail_fj
 

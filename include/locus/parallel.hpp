@@ -50,7 +50,7 @@ inline void check_grain(std::int64_t grain, const char* who) {
 }
 
 template <class Body>
-void run_leaf(Body& body, std::int64_t lo, std::int64_t hi) {
+void run_leaf_untraced(Body& body, std::int64_t lo, std::int64_t hi) {
   if constexpr (std::is_invocable_v<Body&, std::int64_t, std::int64_t>) {
     body(lo, hi);
   } else {
@@ -58,6 +58,26 @@ void run_leaf(Body& body, std::int64_t lo, std::int64_t hi) {
                   "locus::parallel_for body must take (index) or (lo, hi)");
     for (std::int64_t i = lo; i < hi; ++i) body(i);
   }
+}
+
+#ifndef LOCUS_SERIAL_ELISION
+// Tracing: the leaf is a slice carrying its range.
+template <class Body>
+[[gnu::noinline]] void run_leaf_traced(Body& body, std::int64_t lo, std::int64_t hi) {
+  struct closer {
+    detail::trace_token t;
+    ~closer() { detail::trace_end(t); }
+  } c{detail::trace_begin(detail::slice_kind::loop, nullptr, lo, hi, {})};
+  run_leaf_untraced(body, lo, hi);
+}
+#endif
+
+template <class Body>
+void run_leaf(Body& body, std::int64_t lo, std::int64_t hi) {
+#ifndef LOCUS_SERIAL_ELISION
+  if (detail::g_tracing) [[unlikely]] return run_leaf_traced(body, lo, hi);
+#endif
+  run_leaf_untraced(body, lo, hi);
 }
 
 template <class Body>

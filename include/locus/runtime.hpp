@@ -42,6 +42,10 @@ struct runtime_options {
                               //   workers on a simulated machine (docs/simulator.md)
   std::string machine;        // LOCUS_MACHINE: the simulated machine, a preset name or a
                               //   machine file; default host. Only with engine sim
+  std::string trace;          // LOCUS_TRACE: write a Chrome trace-event JSON file of the run
+                              //   here when the pool stops; default none (docs/observability.md)
+  std::size_t trace_max = 0;  // LOCUS_TRACE_MAX, bytes (K/M/G suffix): recording stops before the
+                              //   file would pass this size, and says so; default 512M
 };
 
 class runtime {

@@ -18,6 +18,9 @@
 // give the child a locality hint (locus/place.hpp); without one a child
 // inherits its parent's.
 //
+// A last argument locus::label("name") names the child in traces
+// (locus/label.hpp, docs/observability.md); it changes nothing else.
+//
 // From a thread that is not a worker, spawn(f) behaves as on a worker: f
 // starts at once (as a root task on a worker) and the rest of the caller
 // goes on when f has returned or an idle worker has "stolen" it, so with one
@@ -37,7 +40,9 @@
 #include <utility>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/label.hpp"
 #include "locus/place.hpp"
 
 namespace locus {
@@ -61,6 +66,14 @@ class task_group {
   void spawn(F&& f, place_hint) { std::forward<F>(f)(); }
   template <class F>
   void spawn(F&& f, parent_first_t, place_hint) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, label) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, place_hint, label) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, parent_first_t, label) { std::forward<F>(f)(); }
+  template <class F>
+  void spawn(F&& f, parent_first_t, place_hint, label) { std::forward<F>(f)(); }
   void sync() {}
 };
 
@@ -127,8 +140,42 @@ class task_group {
     queue_child(*w, std::forward<F>(f), place);
   }
 
+  // Labeled: as above; with tracing on, the child's slice takes the label
+  // (also from a thread that is not a worker: the slice is then drawn
+  // within the root task that runs the child).
+  template <class F>
+  void spawn(F&& f, label name) {
+    if (detail::g_tracing) [[unlikely]]
+      return spawn(traced<F>(std::forward<F>(f), name.text));
+    spawn(std::forward<F>(f));
+  }
+  template <class F>
+  void spawn(F&& f, place_hint hint, label name) {
+    if (detail::g_tracing) [[unlikely]]
+      return spawn(traced<F>(std::forward<F>(f), name.text), hint);
+    spawn(std::forward<F>(f), hint);
+  }
+  template <class F>
+  void spawn(F&& f, parent_first_t, label name) {
+    if (detail::g_tracing) [[unlikely]]
+      return spawn(traced<F>(std::forward<F>(f), name.text), parent_first);
+    spawn(std::forward<F>(f), parent_first);
+  }
+  template <class F>
+  void spawn(F&& f, parent_first_t, place_hint hint, label name) {
+    if (detail::g_tracing) [[unlikely]]
+      return spawn(traced<F>(std::forward<F>(f), name.text), parent_first, hint);
+    spawn(std::forward<F>(f), parent_first, hint);
+  }
 
  private:
+  // Tracing (hook_trace): the child wrapped so that its run is a slice
+  // named `name` (nullptr: by its kind), remembering where it was spawned.
+  template <class F>
+  static detail::traced_task<std::decay_t<F>> traced(F&& f, const char* name) {
+    return {std::forward<F>(f), name, detail::slice_kind::spawned, detail::trace_spawn_point()};
+  }
+
   // Cold: the policy asked for hooks on this worker (worker_view::hooks).
   // Reports the group's first spawn (since creation or the last sync) and,
   // for a work-first spawn, returns the policy's choice of parent-first.
@@ -142,6 +189,13 @@ class task_group {
   // work-first spawn the policy turns parent-first. Returns whether it did.
   template <class F>
   [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place) {
+    if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
+      if (w.hooks & detail::hook_trace) {  // spawned again, wrapped; the policy is asked then
+        if (place == w.ctx.place) spawn(traced<F>(std::forward<F>(f), nullptr));
+        else spawn(traced<F>(std::forward<F>(f), nullptr), place_hint{place});
+        return true;
+      }
+    }
     if (!hooked_spawn(w, true)) return false;
     queue_child(w, std::forward<F>(f), place);
     return true;
@@ -149,6 +203,10 @@ class task_group {
 
   template <class F>
   void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
+    if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
+      if (w.hooks & detail::hook_trace) [[unlikely]]
+        return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);
+    }
     if (w.hooks != 0) [[unlikely]] hooked_spawn(w, false);
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;

@@ -37,6 +37,13 @@ struct tunables {
   // is just going to sleep; the timer bounds the cost of such a miss.
   static constexpr std::uint64_t min_nap_ns = 200'000;
   static constexpr std::uint64_t max_nap_ns = 10'000'000;
+  // The size a trace may reach before recording stops (LOCUS_TRACE_MAX):
+  // some seconds of fine-grained tasks on a few workers, and a file the
+  // Perfetto UI still opens (it loads traces of up to about 1 GB in the
+  // browser). At least 1 MiB: room for the header and a few chunks.
+  static constexpr std::size_t default_trace_max = std::size_t{512} << 20;
+  static constexpr std::size_t min_trace_max = std::size_t{1} << 20;
+  static constexpr std::size_t max_trace_max = std::size_t{1} << 40;
 };
 
 struct settings {
@@ -60,6 +67,8 @@ struct settings {
   std::vector<std::pair<std::string, std::string>> policy_options;
   bool wrap_hints = false;       // LOCUS_HINT_RANGE=wrap: out-of-range places taken modulo
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "summary", "json" (stderr) or "json:FILE"
+  std::string trace_path;     // LOCUS_TRACE: "" (off) or the trace file (docs/observability.md)
+  std::size_t trace_max = tunables::default_trace_max;  // LOCUS_TRACE_MAX
 };
 
 settings resolve_settings(const runtime_options& options);

@@ -3,6 +3,7 @@
 #include "policy/policy_context.hpp"
 
 #include "core/runtime_state.hpp"
+#include "trace/events.hpp"
 
 namespace locus::detail {
 
@@ -13,6 +14,11 @@ void policy_context::steal_attempt(worker_view& w, worker_view& victim) const {
   self.attempt_start_ns = eng_->now_ns();
   self.counters.steal_attempts.bump();
   eng_->charge(sched_op::steal_attempt, w.id, victim.id);
+  if (w.hooks & hook_trace) [[unlikely]] trace::steal_attempt(self, victim.id);
+}
+
+void policy_context::trace_named(worker_view& w, const char* name, int other) const {
+  trace::named(static_cast<worker&>(w), name, other);
 }
 
 void policy_context::stole(worker_view& w) const { static_cast<worker&>(w).counters.steals.bump(); }

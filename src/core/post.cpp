@@ -4,6 +4,7 @@
 // waits for it; the target finds it in its inbox (inbox.hpp), and a thief
 // takes it from there if the target does not get to it first.
 #include "core/runtime_state.hpp"
+#include "trace/events.hpp"
 
 namespace locus::detail {
 
@@ -20,6 +21,7 @@ bool post_child(group_state& g, parent_first_job* job, int target) noexcept {
     return false;
   }
   g.stolen = true;  // runs elsewhere: sync must wait for it
+  if (self.hooks & hook_trace) [[unlikely]] trace::named(self, "post", target);
   // After the deposit (seq_cst): a target going to sleep either sees the
   // frame or is parked by the time we look (scheduler.cpp, sleep protocol).
   if (!wake_if_parked(rt, to)) notify_push();

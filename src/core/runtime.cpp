@@ -114,6 +114,14 @@ runtime_state::runtime_state(settings s)
   build_policy_context(entry);
   policy = entry.make(policy_ctx);
   policy_filters_work = policy->filters_work();
+  if (!cfg.trace_path.empty()) {
+    trace = std::make_unique<trace::recorder>(cfg.trace_path, cfg.trace_max, cfg.workers, *eng, places, cfg.policy);
+    for (auto& w : workers) {
+      w->trace_log = &trace->log(w->id);
+      w->hooks |= hook_trace;
+    }
+    g_tracing = true;
+  }
   if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
@@ -143,6 +151,10 @@ runtime_state::~runtime_state() {
     for (auto& w : workers) wake_if_parked(*this, *w);
   });
   eng->join_workers();
+  if (trace) {
+    g_tracing = false;
+    trace->finish();
+  }
 }
 
 void submit_root(runtime_state& rt, frame* f) {

@@ -15,6 +15,7 @@
 #include "locus/stats.hpp"
 #include "policy/registry.hpp"
 #include "topology/topology.hpp"
+#include "trace/recorder.hpp"
 
 namespace locus::detail {
 
@@ -65,6 +66,9 @@ struct runtime_state {
   std::atomic<std::uint64_t> busy_ns{0};
   std::atomic<bool> stopping{false};
   std::uint64_t spin_ns = 0;
+  // LOCUS_TRACE: the recorder, or null (docs/observability.md). Written to
+  // its file once the workers have stopped.
+  std::unique_ptr<trace::recorder> trace;
   // What reset_stats() saw; get_stats() reports the difference (stats.cpp).
   struct {
     std::mutex mutex;

@@ -31,6 +31,7 @@
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
+#include "trace/events.hpp"
 
 namespace locus::detail {
 
@@ -95,6 +96,12 @@ void sleep(worker& w, std::uint64_t nap_ns) {
     return;
   }
   w.counters.sleeps.bump();
+  const bool traced = w.hooks & hook_trace;
+  std::uint64_t slept_at = 0;
+  if (traced) [[unlikely]] {
+    trace::before_sleep(w);
+    slept_at = trace::now(w);
+  }
   const bool computing = rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
   if (computing) {
     rt.eng->wait(w.park_word, 1, nap_ns);
@@ -103,6 +110,7 @@ void sleep(worker& w, std::uint64_t nap_ns) {
   }
   // Woken by a waker, who claimed us, or by the timer: claim ourselves.
   claim_parked(w);
+  if (traced) [[unlikely]] trace::slept(w, slept_at);
 }
 
 // A frame posted to another worker that has not taken it yet: one random
@@ -116,6 +124,7 @@ search_result raid_posted(runtime_state& rt, worker& w) {
   frame* f = victim.posted.take();
   if (f == nullptr) return {};
   w.counters.steals.bump();
+  if (w.hooks & hook_trace) [[unlikely]] trace::steal_attempt(w, victim.id);
   return {f, found_at::steal};
 }
 
@@ -128,6 +137,7 @@ frame* find_work(worker& w) {
   std::uint64_t now = eng.now_ns();
   switch_activity(w, activity::idle, now);
   g_idle_state.fetch_add(1, std::memory_order_acq_rel);
+  if (w.hooks & hook_trace) [[unlikely]] trace::search_begin(w);
 
   std::uint64_t spin_start = now;
   std::uint64_t nap = tunables::min_nap_ns;
@@ -148,6 +158,7 @@ frame* find_work(worker& w) {
     if (found.f == nullptr) found = policy.find_work(w);
     if (found.f == nullptr) found = raid_posted(rt, w);
     if (found.f != nullptr) {
+      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found.where);
       w.warm = true;
       const bool stolen = found.where == found_at::steal;
       leave_searching(rt, stolen || found.where == found_at::roots);
@@ -158,6 +169,7 @@ frame* find_work(worker& w) {
       return found.f;
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
+      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found_at::nothing);
       leave_searching(rt, false);
       return nullptr;
     }
@@ -187,6 +199,7 @@ void note_place(worker& w, const frame& f) {
   assert(c->kind == frame_kind::continuation && "only continuations resume");
   note_place(w, *c);
   w.ctx = c->ctx;
+  if (w.hooks & hook_trace) [[unlikely]] trace::frame_begin(w, *c);
   if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::resume, c);
   w.counters.resumes.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);
@@ -217,14 +230,16 @@ void note_place(worker& w, const frame& f) {
 // switching to a continuation or, at shutdown, to the thread's own stack).
 void run_scheduler(frame* ready) {
   for (;;) {
+    worker& w = this_worker();  // resume() does not return, so w is where we are
+    if (w.hooks & hook_trace) [[unlikely]] trace::enter_scheduler(w);
     if (ready != nullptr) resume(ready);
-    worker& w = this_worker();
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
     const bool job = f->kind == frame_kind::job;
     if (job) note_place(w, *f);  // a continuation is counted when it resumes
     w.ctx = f->ctx;
     if (job && (w.hooks & hook_task_events)) [[unlikely]] w.rt->policy->on_task(w, task_event::begin, f);
+    if (job && (w.hooks & hook_trace)) [[unlikely]] trace::frame_begin(w, *f);
     ready = f->run(f);
     // The job ran to its end, possibly after moving to another worker.
     if (job) {
@@ -246,6 +261,7 @@ void switch_activity(worker& w, activity next, std::uint64_t now_ns) noexcept {
 
 bool wake_if_parked(runtime_state& rt, worker& w) noexcept {
   if (!claim_parked(w)) return false;
+  if (rt.trace) [[unlikely]] trace::woke(w.id);
   rt.eng->wake(w.park_word);
   return true;
 }

@@ -17,6 +17,9 @@
 namespace locus::detail {
 
 struct runtime_state;
+namespace trace {
+struct worker_log;
+}
 
 // NUMA-WS section II: every moment of a worker is work, scheduling or idle.
 enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
@@ -51,6 +54,9 @@ struct worker : worker_view {
   // the release in its message), taken by whoever arrives.
   fiber* pending_release = nullptr;
   rng64 rng;
+  // This worker's trace log (src/trace/recorder.hpp) while tracing; written
+  // only behind hooks & hook_trace.
+  trace::worker_log* trace_log = nullptr;
 
   // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
   alignas(64) std::atomic<std::uint32_t> park_word{0};

@@ -12,6 +12,10 @@
 //   rng           worker w's random source (only on w's own thread)
 //   wake          wake worker w if it sleeps, after handing it work
 //   eng           the engine (clock), for policies that need time
+//   trace         record a named event on w's trace track (a push, a
+//                 deposit, a migration, a colored steal), about worker
+//                 `other` (-1: none); `name` is a string literal. Free
+//                 when tracing is off (one test of the worker's hooks).
 //   take_root, steal_attempt, stole, sent_on
 //                 the core's parts of a search round, for a policy's own
 //                 find_work (policy.hpp, default_search): the root queue,
@@ -74,6 +78,10 @@ class policy_context {
   bool wake(worker_view& w) const { return wake_(wake_arg_, w.id); }
   engine& eng() const { return *eng_; }
 
+  void trace(worker_view& w, const char* name, int other = -1) const {
+    if (w.hooks & hook_trace) [[unlikely]] trace_named(w, name, other);
+  }
+
   // Defined in core/policy_context.cpp.
   frame* take_root(worker_view& w) const;
   void steal_attempt(worker_view& w, worker_view& victim) const;
@@ -81,6 +89,7 @@ class policy_context {
   // The frame of the last successful steal was sent on (NUMA-WS pushes it
   // to its place): the attempt and the push are scheduling time, not idle.
   void sent_on(worker_view& w) const;
+  void trace_named(worker_view& w, const char* name, int other) const;
 
  private:
   // Filled in by the core (core/runtime.cpp) before the policy is built.

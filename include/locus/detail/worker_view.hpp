@@ -43,9 +43,12 @@ struct worker_view {
 // resume, and task groups report their first spawn and their sync.
 // hook_tag_frames: every frame this worker pushes carries its context's
 // first policy word as the deque tag, so thieves can peek (steal_if).
+// hook_trace: set by the core on every worker when tracing (LOCUS_TRACE);
+// spawns and forks then draw their tasks as slices (trace_hooks.hpp).
 inline constexpr std::uint8_t hook_spawn_order = 1;
 inline constexpr std::uint8_t hook_task_events = 2;
 inline constexpr std::uint8_t hook_tag_frames = 4;
+inline constexpr std::uint8_t hook_trace = 8;
 
 // Pushes f on the worker's own deque, tagged if the policy asked for it.
 inline void push_own(worker_view& w, frame* f) {
