@@ -212,6 +212,37 @@ TEST_P(LoopAffinitySimulated, SubRangesStayWithTheirWorker) {
 
 INSTANTIATE_TEST_SUITE_P(Workers, LoopAffinitySimulated, ::testing::Values(2, 8));
 
+// Pieces taken by an idle worker follow it only up to its share: no
+// worker is ever mapped more than pieces / workers (rounded up), whatever
+// the OS does to the threads (oversubscribed: 4 workers on this machine's
+// cores, and a body that makes some pieces slow).
+TEST(LoopAffinity, NoWorkerGetsMoreThanItsShare) {
+  for (const int p : {2, 3, 4}) {
+    locus::runtime rt(workers(p));
+    const std::int64_t n = 4096;
+    std::vector<double> a(static_cast<std::size_t>(n), 1.0);
+    locus::loop_affinity aff;
+    for (int step = 0; step < 200; ++step) {
+      locus::parallel_for(std::int64_t{0}, n, 16, [&](std::int64_t lo, std::int64_t hi) {
+        const int rounds = (lo / 512 + step) % 5 == 0 ? 200 : 1;
+        for (int r = 0; r < rounds; ++r)
+          for (std::int64_t i = lo; i < hi; ++i) a[static_cast<std::size_t>(i)] = a[static_cast<std::size_t>(i)] * 0.5 + 0.5;
+      }, aff);
+      const std::size_t share = (aff.pieces() + static_cast<std::size_t>(p) - 1) / static_cast<std::size_t>(p);
+      std::vector<std::size_t> mapped(static_cast<std::size_t>(p), 0);
+      for (std::size_t i = 0; i < aff.pieces(); ++i) {
+        const int w = aff.worker_of(i);
+        ASSERT_GE(w, 0);
+        ASSERT_LT(w, p);
+        ++mapped[static_cast<std::size_t>(w)];
+      }
+      for (int w = 0; w < p; ++w)
+        ASSERT_LE(mapped[static_cast<std::size_t>(w)], share) << "worker " << w << " of " << p << ", step " << step;
+    }
+    for (const double v : a) ASSERT_DOUBLE_EQ(v, 1.0);
+  }
+}
+
 TEST(StaticPartitionSimulated, BlockKRunsOnWorkerK) {
   for (const int p : {2, 8}) {
     locus::runtime rt(simulated(p));

@@ -65,11 +65,13 @@ class loop_affinity {
 
   // Sub-ranges of the last loop run with this object.
   std::size_t pieces() const noexcept { return worker_of_.size(); }
-  // Of those, how many started on another worker than the time before
-  // (the first time: than in the initial contiguous mapping): how well the
-  // mapping has settled.
+  // Of those, how many started on another worker than the one they were
+  // posted to (the first time: than in the initial contiguous mapping): how
+  // well the mapping has settled.
   std::size_t moved_last_time() const noexcept { return moved_; }
-  // The worker that started sub-range i the last time (-1 if none yet).
+  // The worker sub-range i goes to next time (-1 if none yet): the one that
+  // started it last time, unless that worker already has its share of the
+  // sub-ranges (pieces() / workers, rounded up); then the one it went to.
   int worker_of(std::size_t i) const noexcept { return i < worker_of_.size() ? worker_of_[i] : -1; }
 
   // Sub-ranges per worker: a few, so that an idle worker can take one
@@ -83,6 +85,7 @@ class loop_affinity {
   int workers_ = 0;
   std::vector<std::int32_t> worker_of_;
   std::vector<detail::loop_piece> pieces_;
+  std::vector<std::size_t> load_;  // sub-ranges per worker, while remapping
   std::size_t moved_ = 0;
 };
 

@@ -138,10 +138,31 @@ struct affinity_access {
       prepare_piece(a.pieces_[static_cast<std::size_t>(i)], g, run, static_cast<std::size_t>(i), lo + n * i / count,
                     lo + n * (i + 1) / count);
     run_pieces(a.pieces_.data(), a.worker_of_.data(), a.pieces_.size(), g);
+    remap(a, p);
+  }
+
+  // Each sub-range follows the worker that ran it, unless that worker has
+  // its share already (pieces / workers, rounded up); then it stays mapped
+  // where it was. Without the cap, pieces that an idle worker took from a
+  // late one pile up: the caller runs its own pieces inline, so nobody can
+  // take them back whole, and from then on every step ends with thieves
+  // splitting the overloaded worker's pieces, moving their data. The
+  // initial mapping respects the cap, and each move goes to a worker below
+  // it, so no worker ever holds more than its share.
+  static void remap(loop_affinity& a, int workers) {
+    const std::size_t count = a.pieces_.size();
+    const std::size_t share = (count + static_cast<std::size_t>(workers) - 1) / static_cast<std::size_t>(workers);
+    a.load_.assign(static_cast<std::size_t>(workers), 0);
+    for (const std::int32_t w : a.worker_of_) ++a.load_[static_cast<std::size_t>(w)];
     std::size_t moved = 0;
-    for (std::size_t i = 0; i < a.pieces_.size(); ++i) {
-      if (a.pieces_[i].ran_on != a.worker_of_[i]) ++moved;
-      a.worker_of_[i] = a.pieces_[i].ran_on;
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::int32_t ran_on = a.pieces_[i].ran_on, mapped = a.worker_of_[i];
+      if (ran_on == mapped) continue;
+      ++moved;
+      if (a.load_[static_cast<std::size_t>(ran_on)] >= share) continue;
+      --a.load_[static_cast<std::size_t>(mapped)];
+      ++a.load_[static_cast<std::size_t>(ran_on)];
+      a.worker_of_[i] = ran_on;
     }
     a.moved_ = moved;
   }
