@@ -518,6 +518,35 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
   }
 }
 
+// Table III's invalid colors: no worker has the nodes' color, so every
+// colored attempt misses; the first-steal patience runs out and random
+// steals balance the load (the graph still runs, on more than one worker).
+TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "nabbitc";
+  o.workers = 10;
+  o.seed = 3;
+  locus::runtime rt(o);
+  std::atomic<int> runs{0};
+  auto g = locus::make_static_task_graph<int>(
+      [](int k) { return k >= 10 ? std::vector<int>{k - 10, k - 10 + (k % 10 == 9 ? -9 : 1)} : std::vector<int>{}; },
+      [&](int) {
+        runs.fetch_add(1);
+        locus::compute(20000);
+      },
+      [](int) { return 1000; });
+  for (int k = 0; k < 200; ++k) g.add(k);
+  locus::reset_stats();
+  g.run();
+  EXPECT_EQ(runs.load(), 200);
+  const auto total = locus::get_stats().total();
+  EXPECT_EQ(total.counter("colored_steals"), 0u);
+  EXPECT_GT(total.counter("random_steals"), 0u);
+  EXPECT_GT(total.counter("first_steal_giveups"), 0u);
+}
+
 TEST(NabbitcPolicy, OptionsAreChecked) {
   for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"}}) {
