@@ -24,6 +24,7 @@
 
 #include "locus/detail/deque.hpp"
 #include "locus/locus.hpp"
+#include "core/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
 #include "policy/nabbitc/color_sets.hpp"
 
 namespace {
@@ -186,6 +187,9 @@ bool check_dag(const dag& g, form f, const std::string& where) {
 
 int seeds_from(const char* env, int fallback) {
   const char* v = std::getenv(env);
+#if defined(LOCUS_ASAN) || defined(LOCUS_TSAN)
+  fallback = std::max(1, fallback / 4);  // 10 to 50 times slower: races and memory, not interleavings
+#endif
   return v != nullptr ? std::max(1, std::atoi(v)) : fallback;
 }
 
