@@ -12,4 +12,5 @@
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
+#include "locus/task_graph.hpp"
 #include "locus/task_group.hpp"

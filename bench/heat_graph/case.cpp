@@ -1,0 +1,153 @@
+// heat-graph: the heat stencil of heat/kernel.hpp as a task graph (NabbitC,
+// seed 004, section V: heat as a block task graph). Node (t, b) computes
+// block b of the rows at time step t from grid t % 2 into grid (t + 1) % 2;
+// its predecessors are (t - 1, b - 1), (t - 1, b) and (t - 1, b + 1), the
+// blocks whose rows it reads (and, two steps on, the readers of the block it
+// overwrites). The sink is a node after the last step that needs all of it.
+//
+// locus variants run it through locus::task_graph (on demand from the sink:
+// Nabbit under ws, NabbitC under nabbitc); serial runs the same blocks in
+// step order; oneTBB and OpenMP run the loop version of the same stencil
+// (heat/kernel.hpp), as the paper compares with OpenMP static. Node colors
+// follow the data: block b belongs to the worker that a static partition of
+// the rows gives it, as OpenMP static and bench::place_blocks do.
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <locus/locus.hpp>
+
+#include "common/harness.hpp"
+#include "common/places.hpp"
+#include "heat/kernel.hpp"
+
+namespace {
+
+void fill_initial(std::vector<double>& grid, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) grid[i * n + j] = 1.0 + static_cast<double>((7 * i + 13 * j) % 17) / 16.0;
+}
+
+class heat_graph_instance final : public bench::instance {
+ public:
+  heat_graph_instance(std::int64_t n, std::int64_t steps, std::int64_t block)
+      : n_(n), steps_(steps), block_(block), blocks_((n - 2 + block - 1) / block), even_(cells()), odd_(cells()) {
+    prepare();
+    run_serial();
+    reference_.assign(result_, result_ + cells());
+  }
+
+  void prepare() override {
+    fill_initial(even_, n_);
+    fill_initial(odd_, n_);
+    bench::place_blocks(std::span(even_));
+    bench::place_blocks(std::span(odd_));
+    result_ = nullptr;
+  }
+
+  void run(const bench::variant& v) override {
+    bench::dispatch(v, [&]<class P>() {
+      if constexpr (std::is_same_v<P, bench::serial_backend>)
+        run_serial();
+      else if constexpr (std::is_same_v<P, bench::locus_backend>)
+        run_graph();
+      else
+        result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, block_);
+    });
+  }
+
+  std::string verify() override {
+    if (result_ == nullptr) return "no result";
+    std::int64_t wrong = 0, first = -1;
+    for (std::int64_t c = 0; c < cells(); ++c)
+      if (result_[c] != reference_[static_cast<std::size_t>(c)]) {
+        if (first < 0) first = c;
+        ++wrong;
+      }
+    if (wrong == 0) return "";
+    std::ostringstream why;
+    why.precision(17);
+    why << wrong << " of " << cells() << " cells differ from the serial result; first at row " << first / n_
+        << ", column " << first % n_ << ": " << result_[first] << ", expected "
+        << reference_[static_cast<std::size_t>(first)];
+    return why.str();
+  }
+
+  std::string summary() override {
+    const double checksum = result_ == nullptr ? 0.0 : std::accumulate(result_, result_ + cells(), 0.0);
+    std::ostringstream s;
+    s.precision(12);
+    s << n_ << "x" << n_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
+      << " rows, checksum " << checksum;
+    return s.str();
+  }
+
+ private:
+  std::int64_t cells() const { return n_ * n_; }
+  double* grid(std::int64_t t) { return t % 2 == 0 ? even_.data() : odd_.data(); }
+
+  // Block b of step t: rows [1 + b * block, ...) of grid t + 1 from grid t.
+  void update_block(std::int64_t t, std::int64_t b) {
+    const std::int64_t lo = 1 + b * block_, hi = std::min(n_ - 1, lo + block_);
+    heat::update_rows(grid(t), grid(t + 1), n_, lo, hi);
+  }
+
+  void run_serial() {
+    for (std::int64_t t = 0; t < steps_; ++t)
+      for (std::int64_t b = 0; b < blocks_; ++b) update_block(t, b);
+    result_ = grid(steps_);
+  }
+
+  // Keys are t * blocks + b; the sink is steps * blocks.
+  void run_graph() {
+    const std::int64_t sink = steps_ * blocks_;
+    const int colors = locus::num_colors();
+    auto preds = [this, sink](std::int64_t key) {
+      std::vector<std::int64_t> p;
+      if (key == sink) {
+        if (steps_ > 0)
+          for (std::int64_t b = 0; b < blocks_; ++b) p.push_back((steps_ - 1) * blocks_ + b);
+        return p;
+      }
+      const std::int64_t t = key / blocks_, b = key % blocks_;
+      if (t > 0)
+        for (std::int64_t d = -1; d <= 1; ++d)
+          if (b + d >= 0 && b + d < blocks_) p.push_back((t - 1) * blocks_ + b + d);
+      return p;
+    };
+    auto compute = [this, sink](std::int64_t key) {
+      if (key != sink) update_block(key / blocks_, key % blocks_);
+    };
+    auto color = [this, sink, colors](std::int64_t key) {
+      const std::int64_t b = key == sink ? 0 : key % blocks_;
+      return static_cast<int>(b * colors / blocks_);
+    };
+    auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
+    g.run(sink);
+    result_ = grid(steps_);
+  }
+
+  std::int64_t n_, steps_, block_, blocks_;
+  std::vector<double> even_, odd_, reference_;
+  const double* result_ = nullptr;
+};
+
+const bench::registrar heat_graph{{
+    "heat-graph",
+    "NabbitC (seed 004), section V, Table I: heat as a block task graph (n = 16384, 5 iterations in the paper)",
+    "The Jacobi five-point heat stencil of `heat` as a task graph computed on demand: node (t, b) updates "
+    "block b of the rows at step t once blocks b-1, b, b+1 of step t-1 are done; colored by the worker a "
+    "static partition of the rows gives the block. oneTBB and OpenMP run the loop version.",
+    true,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto n = p.get("n", 200, 4096, 16384, s, "grid side (cells); two grids of n*n doubles", {3, INT32_MAX});
+      const auto steps = p.get("steps", 6, 30, 100, s, "time steps", {0});
+      const auto block = p.get("block", 8, 32, 64, s, "rows per node (and per loop piece)", {1});
+      return std::make_unique<heat_graph_instance>(n, steps, block);
+    }}};
+
+}  // namespace

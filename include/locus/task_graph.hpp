@@ -1,0 +1,569 @@
+// Task graphs: Nabbit and its colored extension NabbitC (seed 004, sections
+// II and III). A graph is a set of nodes named by keys; each node lists the
+// keys of its predecessors and runs its compute() after every predecessor's
+// compute() has returned, and under no other ordering.
+//
+// A node type (figure 2's DynamicNabbitNode, as a plain C++ type):
+//
+//   struct cell {
+//     using key_type = std::pair<int, int>;             // any hashable type
+//     explicit cell(const key_type& k);                 // made once per key
+//     void init();                                      // optional
+//     std::vector<key_type> predecessors() const;       // any range of keys
+//     void compute();
+//     static int color(const key_type& k);              // optional (NabbitC)
+//   };
+//
+//   locus::task_graph<cell> g;          // dynamic: computed on demand
+//   g.run(sink);                        // sink and everything it depends on
+//   g.find(k)->...                      // a node that was created
+//
+//   locus::static_task_graph<cell> s;   // static: every node added up front
+//   for (auto k : keys) s.add(k);
+//   s.run();                            // computes every node added
+//
+// or with lambdas: make_task_graph<Key>(preds, compute[, color]) and
+// make_static_task_graph<Key>(...) take preds(key) -> range of keys,
+// compute(key) and color(key) -> int, all called concurrently (const).
+//
+// The dynamic form creates a node when some node first needs it: a
+// concurrent map makes each key's node exactly once (detail/key_map.hpp),
+// and a node's predecessors are explored in parallel, depth first (section
+// II). A node that finds a predecessor already created puts itself on that
+// predecessor's successor list; a computed node takes and closes its list in
+// one atomic exchange and starts the successors whose last predecessor it
+// was. So no notification is lost: an add either lands before the exchange
+// (and is notified) or finds the list closed (and counts that predecessor as
+// done itself).
+//
+// Colors (NabbitC). color(key) names the worker whose data the node mostly
+// touches (locus::worker_color() while initializing data tells a worker its
+// own color; no_color, or any number no worker has, is allowed). Under the
+// `nabbitc` policy ready nodes are spawned by color with morphing
+// continuations (figure 3) and every spawn tells the scheduler the colors in
+// its continuation, which thieves match (colored steals, src/policy/nabbitc).
+// Under any other policy colors are ignored: that is Nabbit.
+//
+// Exceptions thrown by a node's init(), predecessors() or compute() reach
+// the caller of run() after every task of the run has finished; the nodes
+// that depended on the failed one never run, and the graph refuses further
+// runs. A cycle among the nodes the sink needs is reported by run() (a
+// std::logic_error) once the nodes outside it have run.
+//
+// One run at a time per graph; find() may be called from compute() (for the
+// results of predecessors, which are complete then) and after run().
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/key_map.hpp"
+#include "locus/detail/worker_view.hpp"
+#include "locus/fork_join.hpp"
+
+namespace locus {
+
+// A node without a color (and what color() returns when a node has none).
+inline constexpr int no_color = -1;
+
+// The calling worker's color: under `nabbitc` its id, or its place's index
+// with LOCUS_NABBITC_COLORS=place; under other policies its id, so that one
+// coloring serves both Nabbit and NabbitC. -1 off the pool.
+int worker_color() noexcept;
+// How many colors the workers have (num_workers(), or num_places() with
+// LOCUS_NABBITC_COLORS=place under nabbitc).
+int num_colors();
+
+namespace detail {
+
+// The runtime side of NabbitC (src/policy/nabbitc/graph_colors.cpp).
+// Colors are on when the pool's policy is nabbitc and the caller is a worker.
+bool graph_colors_on() noexcept;
+int graph_worker_color() noexcept;
+// The tag telling thieves which colors a continuation holds (figure 5's
+// cilkrts_set_next_colors); release it once the spawn that carried it has
+// joined.
+std::uint32_t graph_colors_tag(const int* colors, std::size_t n);
+std::uint32_t graph_color_tag(int color) noexcept;
+void graph_release_tag(std::uint32_t tag) noexcept;
+
+template <class N>
+concept graph_node_type = requires(N& n, const N& cn) {
+  typename N::key_type;
+  n.compute();
+  { cn.predecessors() } -> std::ranges::input_range;
+};
+
+// How a graph makes a node of a user type and colors a key.
+template <class Node>
+struct node_spec {
+  using key_type = typename Node::key_type;
+  Node make(const key_type& k) const { return Node(k); }
+  int color(const key_type& k) const {
+    if constexpr (requires { { Node::color(k) } -> std::convertible_to<int>; })
+      return static_cast<int>(Node::color(k));
+    else
+      return no_color;
+  }
+};
+
+struct no_key_color {
+  template <class K>
+  int operator()(const K&) const noexcept { return no_color; }
+};
+
+// The lambda form: a node is its key and the graph's functions.
+template <class Key, class Preds, class Compute, class Color>
+struct fn_spec {
+  using key_type = Key;
+  struct node {
+    using key_type = Key;
+    const Key* key;
+    const fn_spec* fns;
+    decltype(auto) predecessors() const { return fns->preds(*key); }
+    void compute() { fns->compute(*key); }
+  };
+  node make(const Key& k) const { return node{&k, this}; }
+  int color(const Key& k) const { return static_cast<int>(color_fn(k)); }
+  Preds preds;
+  Compute compute;
+  Color color_fn;
+};
+
+// One node of a graph: the user's node, its join counter (predecessors not
+// yet computed, plus one held by whoever is still exploring them), its
+// successor list and its cells in its predecessors' lists.
+template <class Node, class Key>
+struct graph_entry {
+  struct link {
+    graph_entry* successor = nullptr;
+    link* next = nullptr;
+  };
+  // A list that was taken by its node's compute_and_notify: adds fail.
+  static link* closed() noexcept {
+    static link mark;
+    return &mark;
+  }
+
+  graph_entry(const Key& k, int c) : key(k), color(c) {}
+  ~graph_entry() {
+    if (constructed) node()->~Node();
+  }
+  Node* node() noexcept { return std::launder(reinterpret_cast<Node*>(storage)); }
+
+  // Adds l to this node's successors unless it is computed (then false:
+  // the caller counts this predecessor as done).
+  bool add_successor(link& l) noexcept {
+    link* head = successors.load(std::memory_order_acquire);
+    do {
+      if (head == closed()) return false;
+      l.next = head;
+      // Release: the notifier that takes the list reads l's fields.
+    } while (!successors.compare_exchange_weak(head, &l, std::memory_order_release, std::memory_order_acquire));
+    return true;
+  }
+
+  const Key& key;  // the map's copy
+  const int color;
+  bool constructed = false;
+  std::atomic<bool> computed{false};
+  std::atomic<std::int64_t> join{0};
+  std::atomic<link*> successors{nullptr};
+  std::unique_ptr<link[]> links;
+  alignas(Node) unsigned char storage[sizeof(Node)];
+};
+
+}  // namespace detail
+
+inline namespace LOCUS_CONSTRUCTS_NS {
+
+namespace detail_graph {
+
+// Runs body with the running task's first policy word set to `tag` (figure
+// 3's cilkrts_set_next_colors before a spawn): the frame fork_join pushes
+// copies it, and so carries the colors of the continuation. Restored on the
+// worker that returns (the body may have moved to another), also when the
+// body throws; the tag is released once its frame has joined.
+struct next_colors {
+  explicit next_colors(std::uint32_t tag, bool release) : tag_(tag), release_(release) {
+#ifndef LOCUS_SERIAL_ELISION
+    std::uint32_t& word = detail::current_worker()->ctx.policy[0];
+    saved_ = word;
+    word = tag;
+#endif
+  }
+  ~next_colors() {
+#ifndef LOCUS_SERIAL_ELISION
+    detail::current_worker()->ctx.policy[0] = saved_;
+#endif
+    if (release_) detail::graph_release_tag(tag_);
+  }
+  next_colors(const next_colors&) = delete;
+  next_colors& operator=(const next_colors&) = delete;
+
+ private:
+  std::uint32_t tag_;
+  std::uint32_t saved_ = 0;
+  bool release_;
+};
+
+inline bool colors_on() noexcept {
+#ifdef LOCUS_SERIAL_ELISION
+  return false;
+#else
+  return detail::graph_colors_on();
+#endif
+}
+
+// spawn_nodes (figure 3, lines 18-32): a parallel loop over nodes of one
+// color, the continuation of each spawn carrying that color.
+template <class Item, class Act>
+void spawn_nodes(Item* items, std::size_t n, int color, bool colored, Act& act) {
+  if (n == 1) {
+    act(items[0]);
+    return;
+  }
+  const std::size_t half = n / 2;
+  auto first = [&] { spawn_nodes(items, half, color, colored, act); };
+  auto second = [&] { spawn_nodes(items + half, n - half, color, colored, act); };
+  if (colored) {
+    next_colors next(detail::graph_color_tag(color), false);  // line 29
+    fork_join(first, second);
+  } else {
+    fork_join(first, second);
+  }
+}
+
+// spawn_colors (figure 3, lines 1-15): groups [lo, hi) of items sorted by
+// color; group g is items[bounds[g], bounds[g + 1]) of color colors[g].
+template <class Item, class Act>
+void spawn_colors(Item* items, const std::size_t* bounds, const int* colors, std::size_t lo, std::size_t hi,
+                  Act& act) {
+  if (hi - lo == 1) return spawn_nodes(items + bounds[lo], bounds[lo + 1] - bounds[lo], colors[lo], true, act);
+  // Morphing continuation: the half holding this worker's color runs first
+  // (lines 6-11); a thief that takes the continuation starts here again,
+  // with its own color.
+  const int mine = detail::graph_worker_color();
+  std::size_t a_lo = lo, a_hi = lo + (hi - lo) / 2, b_lo = a_hi, b_hi = hi;
+  if (std::binary_search(colors + b_lo, colors + b_hi, mine)) std::swap(a_lo, b_lo), std::swap(a_hi, b_hi);
+  next_colors next(detail::graph_colors_tag(colors + b_lo, b_hi - b_lo), true);  // line 12
+  fork_join([&] { spawn_colors(items, bounds, colors, a_lo, a_hi, act); },
+            [&] { spawn_colors(items, bounds, colors, b_lo, b_hi, act); });
+}
+
+// Spawns act(item) for every item (figure 4's gather_colors, then
+// spawn_colors): by color under nabbitc, in list order otherwise (Nabbit).
+template <class Item, class ColorOf, class Act>
+void spawn_all(std::vector<Item>& items, ColorOf color_of, Act& act) {
+  if (items.empty()) return;
+  if (items.size() == 1) return act(items[0]);
+  if (!colors_on()) return spawn_nodes(items.data(), items.size(), no_color, false, act);
+  std::stable_sort(items.begin(), items.end(),
+                   [&](const Item& a, const Item& b) { return color_of(a) < color_of(b); });
+  std::vector<std::size_t> bounds{0};
+  std::vector<int> colors{color_of(items[0])};
+  for (std::size_t i = 1; i < items.size(); ++i)
+    if (color_of(items[i]) != colors.back()) {
+      bounds.push_back(i);
+      colors.push_back(color_of(items[i]));
+    }
+  bounds.push_back(items.size());
+  spawn_colors(items.data(), bounds.data(), colors.data(), 0, colors.size(), act);
+}
+
+// Runs fn on the pool (a worker calls it directly).
+template <class F>
+void on_pool(F& fn) {
+#ifdef LOCUS_SERIAL_ELISION
+  fn();
+#else
+  if (detail::current_worker() != nullptr) return fn();
+  detail::run_on_pool([](void* f) { (*static_cast<F*>(f))(); }, &fn);
+#endif
+}
+
+}  // namespace detail_graph
+
+// What the dynamic and the static forms share: the nodes, the map,
+// compute_and_notify.
+template <class Node, class Hash, class Eq, class Spec>
+class basic_task_graph {
+  static_assert(detail::graph_node_type<Node>,
+                "a task graph node needs key_type, compute() and a const predecessors() returning a range of keys");
+
+ public:
+  using key_type = typename Spec::key_type;
+  using node_type = Node;
+
+  basic_task_graph(const basic_task_graph&) = delete;
+  basic_task_graph& operator=(const basic_task_graph&) = delete;
+
+  // The node of `key` if it was created (and constructed), else nullptr.
+  Node* find(const key_type& key) const {
+    entry* e = map_.find(key);
+    return e != nullptr && e->constructed ? e->node() : nullptr;
+  }
+  // Whether the node of `key` exists and its compute() has returned.
+  bool computed(const key_type& key) const {
+    entry* e = map_.find(key);
+    return e != nullptr && e->computed.load(std::memory_order_acquire);
+  }
+  // Nodes created so far.
+  std::size_t size() const { return map_.size(); }
+
+ protected:
+  using entry = detail::graph_entry<Node, key_type>;
+  using link = typename entry::link;
+  struct pred_item {
+    key_type key;
+    std::uint32_t index;  // its cell in the successor's links
+    int color;
+  };
+
+  explicit basic_task_graph(Spec spec) : spec_(std::move(spec)) {}
+  ~basic_task_graph() = default;
+
+  std::pair<entry*, bool> find_or_create(const key_type& key) {
+    return map_.find_or_create(key, [&](const key_type& k) { return std::make_unique<entry>(k, spec_.color(k)); });
+  }
+
+  void construct(entry& e) {
+    ::new (static_cast<void*>(e.storage)) Node(spec_.make(e.key));
+    e.constructed = true;
+    if constexpr (requires(Node& n) { n.init(); }) e.node()->init();
+  }
+
+  std::vector<pred_item> predecessors_of(entry& e) {
+    std::vector<pred_item> preds;
+    std::uint32_t i = 0;
+    for (auto&& k : std::as_const(*e.node()).predecessors()) {
+      const key_type& key = k;
+      preds.push_back({key, i++, spec_.color(key)});
+    }
+    e.links = std::make_unique<link[]>(preds.size());
+    return preds;
+  }
+
+  // compute_and_notify (figure 4, lines 35-39): compute, then take the
+  // successor list and close it in one exchange (so no successor waits
+  // behind a batch, as the paper's "while there are new successors" loop
+  // would let it), and spawn the successors this made ready, by color. A
+  // single ready successor runs in this loop, so a chain does not deepen
+  // the stack.
+  void compute_and_notify(entry& first) {
+    for (entry* e = &first;;) {
+      if (detail_graph::colors_on()) {
+        // The node's own color on what its compute() spawns.
+        detail_graph::next_colors own(detail::graph_color_tag(e->color), false);
+        e->node()->compute();
+      } else {
+        e->node()->compute();
+      }
+      e->computed.store(true, std::memory_order_release);
+      // acq_rel: our compute's writes go to whoever finds the list closed;
+      // the successors' cells are read below.
+      link* l = e->successors.exchange(entry::closed(), std::memory_order_acq_rel);
+      std::vector<entry*> ready;
+      for (; l != nullptr; l = l->next)
+        if (l->successor->join.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(l->successor);
+      if (ready.size() == 1) {
+        e = ready[0];
+        continue;
+      }
+      auto act = [this](entry* s) { compute_and_notify(*s); };
+      detail_graph::spawn_all(ready, [](entry* s) { return s->color; }, act);
+      return;
+    }
+  }
+
+  // Throws if an earlier run failed; marks the graph failed if fn throws.
+  template <class F>
+  void guarded_run(const char* who, F&& fn) {
+    if (failed_) throw std::logic_error(std::string(who) + ": an earlier run of this graph failed; build a new graph");
+    try {
+      detail_graph::on_pool(fn);
+    } catch (...) {
+      failed_ = true;
+      throw;
+    }
+  }
+  std::size_t not_computed() const {
+    std::size_t n = 0;
+    map_.for_each([&](const entry& e) { n += e.computed.load(std::memory_order_relaxed) ? 0 : 1; });
+    return n;
+  }
+  [[noreturn]] void fail_cycle(const char* who) {
+    failed_ = true;
+    throw std::logic_error(std::string(who) + ": " + std::to_string(not_computed()) +
+                           " nodes could not run: their predecessors form a cycle (a task graph must be acyclic)");
+  }
+
+  Spec spec_;
+  detail::key_map<key_type, entry, Hash, Eq> map_;
+  bool failed_ = false;
+};
+
+// The dynamic form: nodes are created on demand, from the sink.
+template <class Node, class Hash = std::hash<typename Node::key_type>, class Eq = std::equal_to<typename Node::key_type>,
+          class Spec = detail::node_spec<Node>>
+class task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
+  using base = basic_task_graph<Node, Hash, Eq, Spec>;
+  using typename base::entry;
+  using typename base::pred_item;
+
+ public:
+  using key_type = typename base::key_type;
+  task_graph() : base(Spec{}) {}
+  explicit task_graph(Spec spec) : base(std::move(spec)) {}
+
+  // Computes `sink` and every node it transitively depends on that no
+  // earlier run computed. Returns when all are done; rethrows a node's
+  // exception once every task of the run has finished.
+  void run(const key_type& sink) {
+    this->guarded_run("task_graph::run", [&] {
+      auto [e, created] = this->find_or_create(sink);
+      if (created) init_and_compute(*e);
+      if (!e->computed.load(std::memory_order_acquire)) this->fail_cycle("task_graph::run");
+    });
+  }
+
+ private:
+  // init_node_and_compute (figure 4, lines 18-23), for a node this caller
+  // created. A node with one predecessor continues in this loop with that
+  // predecessor when it created it, so a chain explored on demand does not
+  // deepen the stack.
+  void init_and_compute(entry& first) {
+    for (entry* e = &first;;) {
+      this->construct(*e);
+      std::vector<pred_item> preds = this->predecessors_of(*e);
+      if (preds.empty()) return this->compute_and_notify(*e);
+      if (preds.size() == 1) {
+        // Its one predecessor notifies it, or is found computed: join = 1,
+        // no extra count held.
+        e->join.store(1, std::memory_order_relaxed);
+        auto [p, created] = this->find_or_create(preds[0].key);
+        if (!attach(*e, *p, 0)) {
+          if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->compute_and_notify(*e);
+          return;
+        }
+        if (!created) return;
+        e = p;
+        continue;
+      }
+      // One count per predecessor, plus ours until all are explored.
+      e->join.store(static_cast<std::int64_t>(preds.size()) + 1, std::memory_order_relaxed);
+      auto act = [this, e](pred_item& p) { try_init_compute(*e, p); };
+      detail_graph::spawn_all(preds, [](const pred_item& p) { return p.color; }, act);  // lines 20-21
+      if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->compute_and_notify(*e);  // 22-23
+      return;
+    }
+  }
+
+  // try_init_compute (figure 4, lines 26-32): the node of p is created once;
+  // u goes on its successor list first (the creator's node is its first
+  // successor), then the creator explores it.
+  void try_init_compute(entry& u, pred_item& p) {
+    auto [v, created] = this->find_or_create(p.key);
+    if (!attach(u, *v, p.index)) u.join.fetch_sub(1, std::memory_order_acq_rel);  // we hold one: never 0
+    if (created) init_and_compute(*v);
+  }
+
+  // Puts u's cell `index` on v's successor list; false if v is computed.
+  static bool attach(entry& u, entry& v, std::uint32_t index) {
+    auto& cell = u.links[index];
+    cell.successor = &u;
+    return v.add_successor(cell);
+  }
+};
+
+// The static form: every node is added before run(), which computes them
+// all, starting from the nodes without predecessors.
+template <class Node, class Hash = std::hash<typename Node::key_type>, class Eq = std::equal_to<typename Node::key_type>,
+          class Spec = detail::node_spec<Node>>
+class static_task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
+  using base = basic_task_graph<Node, Hash, Eq, Spec>;
+  using typename base::entry;
+  using typename base::pred_item;
+
+ public:
+  using key_type = typename base::key_type;
+  static_task_graph() : base(Spec{}) {}
+  explicit static_task_graph(Spec spec) : base(std::move(spec)) {}
+
+  // Creates and initializes the node of `key`. Throws std::invalid_argument
+  // for a key added twice and std::logic_error after run().
+  Node& add(const key_type& key) {
+    if (ran_) throw std::logic_error("static_task_graph::add: the graph has run; add every node before run()");
+    auto [e, created] = this->find_or_create(key);
+    if (!created) throw std::invalid_argument("static_task_graph::add: a key was added twice; each node once");
+    this->construct(*e);
+    added_.push_back(e);
+    return *e->node();
+  }
+
+  // Computes every node added. Throws std::invalid_argument (before any
+  // node runs) if a node lists a predecessor that was not added.
+  void run() {
+    if (ran_) throw std::logic_error("static_task_graph::run: the graph has run already; build a new graph");
+    ran_ = true;
+    std::vector<entry*> sources;
+    for (entry* e : added_) {
+      const std::vector<pred_item> preds = this->predecessors_of(*e);
+      e->join.store(static_cast<std::int64_t>(preds.size()), std::memory_order_relaxed);
+      for (const pred_item& p : preds) {
+        auto* v = this->map_.find(p.key);
+        if (v == nullptr) {
+          this->failed_ = true;
+          throw std::invalid_argument(
+              "static_task_graph::run: a node lists a predecessor key that was never added (a static graph needs "
+              "every node added before run(); task_graph creates them on demand)");
+        }
+        e->links[p.index].successor = e;
+        v->add_successor(e->links[p.index]);
+      }
+      if (preds.empty()) sources.push_back(e);
+    }
+    this->guarded_run("static_task_graph::run", [&] {
+      auto act = [this](entry* s) { this->compute_and_notify(*s); };
+      detail_graph::spawn_all(sources, [](entry* s) { return s->color; }, act);
+      if (this->not_computed() != 0) this->fail_cycle("static_task_graph::run");
+    });
+  }
+
+ private:
+  std::vector<entry*> added_;
+  bool ran_ = false;
+};
+
+// The lambda forms: preds(key) -> a range of keys, compute(key), and
+// optionally color(key) -> int.
+template <class Key, class Preds, class Compute, class Color = detail::no_key_color,
+          class Hash = std::hash<Key>, class Eq = std::equal_to<Key>>
+auto make_task_graph(Preds preds, Compute compute, Color color = {}) {
+  using spec = detail::fn_spec<Key, Preds, Compute, Color>;
+  return task_graph<typename spec::node, Hash, Eq, spec>(spec{std::move(preds), std::move(compute), std::move(color)});
+}
+
+template <class Key, class Preds, class Compute, class Color = detail::no_key_color,
+          class Hash = std::hash<Key>, class Eq = std::equal_to<Key>>
+auto make_static_task_graph(Preds preds, Compute compute, Color color = {}) {
+  using spec = detail::fn_spec<Key, Preds, Compute, Color>;
+  return static_task_graph<typename spec::node, Hash, Eq, spec>(
+      spec{std::move(preds), std::move(compute), std::move(color)});
+}
+
+}  // namespace LOCUS_CONSTRUCTS_NS
+}  // namespace locus

@@ -1,0 +1,47 @@
+// The runtime side of the task-graph library's colors (include/locus/
+// task_graph.hpp): whether colors are on, a worker's color, and the tags
+// that carry a continuation's colors to thieves. Everything asks the pool's
+// nabbitc policy, if that is the policy running; under any other, colors
+// are off and the library spawns as Nabbit does.
+#include "locus/runtime.hpp"
+#include "locus/task_graph.hpp"
+#include "policy/nabbitc/nabbitc.hpp"
+
+namespace locus {
+
+int worker_color() noexcept {
+  detail::worker_view* w = detail::current_worker();
+  if (w == nullptr) return -1;
+  if (detail::nabbitc_policy* p = detail::nabbitc_policy::active()) return p->color_of(*w);
+  return w->id;
+}
+
+int num_colors() {
+  const int workers = num_workers();  // starts the pool if needed
+  if (detail::nabbitc_policy* p = detail::nabbitc_policy::active()) return p->num_colors();
+  return workers;
+}
+
+namespace detail {
+
+bool graph_colors_on() noexcept { return nabbitc_policy::active() != nullptr && current_worker() != nullptr; }
+
+int graph_worker_color() noexcept {
+  nabbitc_policy* p = nabbitc_policy::active();
+  worker_view* w = current_worker();
+  return p != nullptr && w != nullptr ? p->color_of(*w) : no_color;
+}
+
+std::uint32_t graph_colors_tag(const int* colors, std::size_t n) {
+  nabbitc_policy* p = nabbitc_policy::active();
+  return p != nullptr ? p->sets().make(colors, n) : 0;
+}
+
+std::uint32_t graph_color_tag(int color) noexcept { return color_sets::single(color); }
+
+void graph_release_tag(std::uint32_t tag) noexcept {
+  if (nabbitc_policy* p = nabbitc_policy::active()) p->sets().release(tag);
+}
+
+}  // namespace detail
+}  // namespace locus

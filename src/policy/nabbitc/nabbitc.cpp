@@ -1,0 +1,156 @@
+#include "policy/nabbitc/nabbitc.hpp"
+
+#include <atomic>
+#include <charconv>
+#include <string>
+
+#include "locus/errors.hpp"
+
+namespace locus::detail {
+namespace {
+
+std::atomic<nabbitc_policy*> g_active{nullptr};
+
+std::uint64_t parse_count(std::string_view setting, std::string_view v, std::uint64_t max) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n > max)
+    throw config_error(std::string(setting) + "=\"" + std::string(v) + "\": expected an integer from 0 to " +
+                       std::to_string(max));
+  return n;
+}
+
+constexpr std::uint64_t max_colored_attempts = 1000000;
+
+std::uint32_t parse_colored_attempts(std::string_view s, std::string_view v) {
+  return static_cast<std::uint32_t>(parse_count(s, v, max_colored_attempts));
+}
+
+// "auto": 32 attempts per worker. A thief finds a victim whose oldest frame
+// holds its color in about as many attempts as there are workers when every
+// color hangs off the root (section V-C: the time to the first steal "is
+// strictly determined by the number of processors"); 32 times that rarely
+// gives up with good colors and bounds the startup stall with invalid ones.
+std::uint64_t parse_patience(std::string_view s, std::string_view v, int workers) {
+  if (v == "auto") return 32 * static_cast<std::uint64_t>(workers);
+  return parse_count(s, v, std::uint64_t{1} << 40);
+}
+
+void check_patience(std::string_view s, std::string_view v) {
+  if (v != "auto") parse_count(s, v, std::uint64_t{1} << 40);
+}
+
+bool parse_by_place(std::string_view s, std::string_view v) {
+  if (v == "worker") return false;
+  if (v == "place") return true;
+  throw config_error(std::string(s) + "=\"" + std::string(v) + "\": expected worker or place");
+}
+
+}  // namespace
+
+nabbitc_policy::nabbitc_policy(policy_context& c)
+    : policy_defaults(c),
+      sets_(parse_by_place("colors", c.option("colors")) ? c.places().num_places : c.num_workers()),
+      thieves_(static_cast<std::size_t>(c.num_workers())),
+      colored_attempts_(parse_colored_attempts("colored_attempts", c.option("colored_attempts"))),
+      first_patience_(parse_patience("first_steal_patience", c.option("first_steal_patience"), c.num_workers())),
+      by_place_(parse_by_place("colors", c.option("colors"))) {
+  // Every push carries the frame's color set as its deque tag (steal_if).
+  for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_tag_frames;
+  g_active.store(this, std::memory_order_release);
+}
+
+nabbitc_policy::~nabbitc_policy() { g_active.store(nullptr, std::memory_order_release); }
+
+nabbitc_policy* nabbitc_policy::active() noexcept { return g_active.load(std::memory_order_acquire); }
+
+worker_view* nabbitc_policy::choose_victim(worker_view& thief) {
+  const auto n = static_cast<std::uint32_t>(ctx->num_workers());
+  if (n < 2) return nullptr;
+  std::uint32_t v = ctx->rng(thief).below(n - 1);  // uniform over the others, as Cilk Plus
+  if (v >= static_cast<std::uint32_t>(thief.id)) ++v;
+  return &ctx->worker_at(static_cast<int>(v));
+}
+
+search_result nabbitc_policy::find_work(worker_view& w) {
+  if (frame* f = w.deque.pop()) {
+    found_work(w);
+    return {f, found_at::own_deque};
+  }
+  if (frame* f = ctx->take_root(w)) {
+    found_work(w);
+    return {f, found_at::roots};
+  }
+  worker_view* victim = choose_victim(w);
+  if (victim == nullptr) return {};
+  ctx->steal_attempt(w, *victim);
+  thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
+  // Section III: colored attempts first, each time the worker runs out of
+  // work; only colored ones until the first steal (within the patience).
+  const bool colored = me.misses < colored_attempts_ || (!me.stolen && me.first_attempts < first_patience_);
+  if (colored) {
+    const int mine = color_of(w);
+    std::uint32_t seen = 0;  // the tag of the victim's oldest frame, if it has one
+    if (frame* f = victim->deque.steal_if([&](std::uint32_t tag) { return sets_.has(tag, mine) || (seen = tag, false); })) {
+      ctx->stole(w);
+      ctx->count(w, colored_steals);
+      me.stolen = true;
+      found_work(w);
+      return {f, found_at::steal};
+    }
+    ctx->count(w, colored_misses);
+    if (seen != 0) wake_color(w, seen);
+    ++me.misses;
+    if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
+    return {};
+  }
+  me.misses = 0;  // the random attempt of section III, then colored ones again
+  if (frame* f = victim->deque.steal()) {
+    ctx->stole(w);
+    ctx->count(w, random_steals);
+    me.stolen = true;
+    return {f, found_at::steal};
+  }
+  return {};
+}
+
+void nabbitc_policy::wake_color(worker_view& w, std::uint32_t tag) {
+  const int c = sets_.some_color(tag, static_cast<std::uint32_t>(ctx->rng(w).below(static_cast<std::uint32_t>(num_colors()))));
+  if (c < 0) return;
+  if (!by_place_) {
+    if (c < ctx->num_workers()) ctx->wake(ctx->worker_at(c));
+    return;
+  }
+  const auto& members = ctx->places().place_workers[static_cast<std::size_t>(c)];
+  if (!members.empty())
+    ctx->wake(ctx->worker_at(members[ctx->rng(w).below(static_cast<std::uint32_t>(members.size()))]));
+}
+
+policy_entry nabbitc_entry() {
+  return {
+      .name = "nabbitc",
+      .make = &make_policy_of<nabbitc_policy>,
+      .options = {{.name = "colored_attempts",
+                   .env = "LOCUS_COLORED_ATTEMPTS",
+                   .accepted = "an integer from 0 to 1000000",
+                   .default_value = "4",
+                   .help = "colored steal attempts before one random attempt (section III: 'a constant number')",
+                   .check = [](std::string_view s, std::string_view v) { parse_colored_attempts(s, v); }},
+                  {.name = "first_steal_patience",
+                   .env = "LOCUS_FIRST_STEAL_PATIENCE",
+                   .accepted = "auto (32 per worker) or an integer from 0 to 2^40",
+                   .default_value = "auto",
+                   .help = "colored attempts a worker makes for its first steal before it takes any frame",
+                   .check = &check_patience},
+                  {.name = "colors",
+                   .env = "LOCUS_NABBITC_COLORS",
+                   .accepted = "worker or place",
+                   .default_value = "worker",
+                   .help = "a worker's color: its id (the paper's) or its place's index",
+                   .check = [](std::string_view s, std::string_view v) { parse_by_place(s, v); }}},
+      // In the order of nabbitc_policy::counter.
+      .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups"},
+  };
+}
+
+}  // namespace locus::detail

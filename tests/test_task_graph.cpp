@@ -1,0 +1,589 @@
+// The task-graph library (Nabbit, NabbitC: include/locus/task_graph.hpp)
+// and the nabbitc policy's colors (src/policy/nabbitc).
+//
+// Random DAGs with random keys, fan-in, colors (invalid ones included) and
+// exceptions, built on demand from a sink and statically, under every
+// registered policy on 1 to 8 real workers and under the simulator; every
+// node must run exactly once (or not at all, past a failed node), after all
+// of its predecessors, and never after run() has returned. Nothing here
+// waits on time: the checks are what the protocol guarantees.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "locus/detail/deque.hpp"
+#include "locus/locus.hpp"
+#include "core/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
+#include "policy/nabbitc/color_sets.hpp"
+
+namespace {
+
+// A random DAG: node i's predecessors are among nodes 0..i-1; keys are
+// random 64-bit numbers; colors from -1 (no color) to colors + 1 (two that
+// no worker has).
+struct dag {
+  std::vector<std::uint64_t> keys;
+  std::vector<std::vector<int>> preds;
+  std::vector<int> colors;
+  std::unordered_map<std::uint64_t, int> index;
+  int throws_at = -1;  // the node whose compute throws, or -1
+
+  dag(std::uint64_t seed, int n, int max_fan_in, int num_colors, bool with_exception) {
+    std::mt19937_64 rng(seed);
+    while (static_cast<int>(keys.size()) < n) {
+      const std::uint64_t k = rng();
+      if (index.emplace(k, static_cast<int>(keys.size())).second) keys.push_back(k);
+    }
+    preds.resize(static_cast<std::size_t>(n));
+    for (int i = 1; i < n; ++i) {
+      const int fan = static_cast<int>(rng() % static_cast<std::uint64_t>(max_fan_in + 1));
+      for (int f = 0; f < fan; ++f) preds[static_cast<std::size_t>(i)].push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(i)));
+    }
+    // The last node needs most of the others, so that the on-demand run
+    // explores a large part of the graph.
+    for (int i = std::max(0, n - 1 - 3 * max_fan_in); i < n - 1; ++i) preds.back().push_back(i);
+    for (int i = 0; i < n; ++i) colors.push_back(static_cast<int>(rng() % static_cast<std::uint64_t>(num_colors + 3)) - 1);
+    if (with_exception) throws_at = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+  }
+  int size() const { return static_cast<int>(keys.size()); }
+
+  // Nodes the sink needs (itself included).
+  std::vector<bool> ancestors_of(int sink) const {
+    std::vector<bool> in(keys.size(), false);
+    std::vector<int> todo{sink};
+    in[static_cast<std::size_t>(sink)] = true;
+    while (!todo.empty()) {
+      const int u = todo.back();
+      todo.pop_back();
+      for (int p : preds[static_cast<std::size_t>(u)])
+        if (!in[static_cast<std::size_t>(p)]) in[static_cast<std::size_t>(p)] = true, todo.push_back(p);
+    }
+    return in;
+  }
+  // Nodes that depend on `bad` (itself included).
+  std::vector<bool> descendants_of(int bad) const {
+    std::vector<bool> d(keys.size(), false);
+    if (bad < 0) return d;
+    d[static_cast<std::size_t>(bad)] = true;
+    for (int i = bad + 1; i < size(); ++i)
+      for (int p : preds[static_cast<std::size_t>(i)])
+        if (d[static_cast<std::size_t>(p)]) d[static_cast<std::size_t>(i)] = true;
+    return d;
+  }
+};
+
+// What the nodes record while they run.
+struct observed {
+  explicit observed(int n) : runs(new std::atomic<int>[static_cast<std::size_t>(n)]), done(new std::atomic<bool>[static_cast<std::size_t>(n)]) {
+    for (int i = 0; i < n; ++i) runs[i] = 0, done[i] = false;
+  }
+  std::unique_ptr<std::atomic<int>[]> runs;
+  std::unique_ptr<std::atomic<bool>[]> done;
+  std::atomic<int> early{0};     // a node that ran before one of its predecessors finished
+  std::atomic<int> late{0};      // a node that ran after run() returned
+  std::atomic<int> running{0};   // computes in progress
+  std::atomic<bool> returned{false};
+
+  void compute(const dag& g, int i) {
+    running.fetch_add(1);
+    if (returned.load()) late.fetch_add(1);
+    runs[i].fetch_add(1);
+    for (int p : g.preds[static_cast<std::size_t>(i)])
+      if (!done[p].load(std::memory_order_acquire)) early.fetch_add(1);
+    // A little work, so that thieves find frames to take.
+    volatile std::uint64_t x = g.keys[static_cast<std::size_t>(i)];
+    for (int k = 0; k < 200; ++k) x = x * 6364136223846793005ull + 1;
+    locus::compute(2000);  // under the simulator: time, so that thieves get a turn
+    if (i == g.throws_at) {
+      running.fetch_sub(1);
+      throw std::runtime_error("node " + std::to_string(i));
+    }
+    done[i].store(true, std::memory_order_release);
+    running.fetch_sub(1);
+  }
+};
+
+enum class form { dynamic, fixed };  // on demand from the sink; static
+
+// Runs one DAG in one form and checks everything the protocol promises.
+// Returns whether it threw (as it must when the failed node is needed).
+bool check_dag(const dag& g, form f, const std::string& where) {
+  SCOPED_TRACE(where);
+  const int n = g.size();
+  const int sink = n - 1;
+  observed obs(n);
+  auto preds = [&](std::uint64_t key) {
+    std::vector<std::uint64_t> ks;
+    for (int p : g.preds[static_cast<std::size_t>(g.index.at(key))]) ks.push_back(g.keys[static_cast<std::size_t>(p)]);
+    return ks;
+  };
+  auto compute = [&](std::uint64_t key) { obs.compute(g, g.index.at(key)); };
+  auto color = [&](std::uint64_t key) { return g.colors[static_cast<std::size_t>(g.index.at(key))]; };
+
+  std::vector<bool> needed(static_cast<std::size_t>(n), true);
+  std::string error;
+  if (f == form::dynamic) {
+    needed = g.ancestors_of(sink);
+    auto graph = locus::make_task_graph<std::uint64_t>(preds, compute, color);
+    try {
+      graph.run(g.keys[static_cast<std::size_t>(sink)]);
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    obs.returned = true;
+    if (error.empty()) {
+      EXPECT_TRUE(graph.computed(g.keys[static_cast<std::size_t>(sink)]));
+      EXPECT_EQ(graph.size(), static_cast<std::size_t>(std::count(needed.begin(), needed.end(), true)));
+    }
+  } else {
+    auto graph = locus::make_static_task_graph<std::uint64_t>(preds, compute, color);
+    for (auto k : g.keys) graph.add(k);
+    try {
+      graph.run();
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    obs.returned = true;
+  }
+  EXPECT_EQ(obs.running.load(), 0) << "a node was still running when run() returned";
+  EXPECT_EQ(obs.early.load(), 0) << "a node ran before its predecessors";
+
+  const bool must_throw = g.throws_at >= 0 && needed[static_cast<std::size_t>(g.throws_at)];
+  const std::vector<bool> blocked = g.descendants_of(must_throw ? g.throws_at : -1);
+  if (must_throw) {
+    EXPECT_EQ(error, "node " + std::to_string(g.throws_at));
+  } else {
+    EXPECT_EQ(error, "");
+  }
+  for (int i = 0; i < n; ++i) {
+    const int runs = obs.runs[i].load();
+    if (!needed[static_cast<std::size_t>(i)]) {
+      EXPECT_EQ(runs, 0) << "node " << i << " is not needed by the sink";
+    } else if (blocked[static_cast<std::size_t>(i)] && i != g.throws_at) {
+      EXPECT_EQ(runs, 0) << "node " << i << " depends on the failed node";
+    } else if (must_throw) {
+      EXPECT_LE(runs, 1) << "node " << i;  // the run stops early: some nodes may not run
+    } else {
+      EXPECT_EQ(runs, 1) << "node " << i;
+    }
+    if (::testing::Test::HasFailure()) return must_throw;
+  }
+  // No node starts after run() returned: checked once the pool stops (the
+  // caller's runtime), here as far as it is visible now.
+  EXPECT_EQ(obs.late.load(), 0);
+  return must_throw;
+}
+
+int seeds_from(const char* env, int fallback) {
+  const char* v = std::getenv(env);
+#if defined(LOCUS_ASAN) || defined(LOCUS_TSAN)
+  fallback = std::max(1, fallback / 4);  // 10 to 50 times slower: races and memory, not interleavings
+#endif
+  return v != nullptr ? std::max(1, std::atoi(v)) : fallback;
+}
+
+// ---------------------------------------------------------------- the API
+
+struct cell {
+  using key_type = std::pair<int, int>;  // (row, column) of a wavefront
+  explicit cell(const key_type& k) : key(k) {}
+  void init() { initialized = true; }
+  std::vector<key_type> predecessors() const {
+    std::vector<key_type> p;
+    if (key.first > 0) p.push_back({key.first - 1, key.second});
+    if (key.second > 0) p.push_back({key.first, key.second - 1});
+    return p;
+  }
+  void compute();
+  static int color(const key_type& k) { return k.first % 3; }
+  key_type key;
+  bool initialized = false;
+  long value = 0;
+};
+
+struct pair_hash {
+  std::size_t operator()(const std::pair<int, int>& p) const noexcept {
+    return std::hash<long long>{}((static_cast<long long>(p.first) << 32) ^ p.second);
+  }
+};
+
+locus::task_graph<cell, pair_hash>* g_wavefront = nullptr;
+
+// Paths from (0, 0): the binomial coefficient, from the predecessors' values.
+void cell::compute() {
+  ASSERT_TRUE(initialized);
+  if (key.first == 0 || key.second == 0) {
+    value = 1;
+    return;
+  }
+  value = g_wavefront->find({key.first - 1, key.second})->value + g_wavefront->find({key.first, key.second - 1})->value;
+}
+
+locus::runtime_options threaded(const std::string& policy, int workers) {
+  locus::runtime_options o;
+  o.policy = policy;
+  o.workers = workers;
+  o.spin_us = 20;
+  return o;
+}
+
+TEST(TaskGraph, AUserNodeTypeOnDemand) {
+  for (const auto& policy : locus::available_policies()) {
+    locus::runtime rt(threaded(policy, 3));
+    locus::task_graph<cell, pair_hash> g;
+    g_wavefront = &g;
+    g.run({20, 20});
+    EXPECT_EQ(g.find({20, 20})->value, 137846528820L) << policy;  // C(40, 20)
+    EXPECT_EQ(g.size(), 21u * 21u) << policy;
+    EXPECT_EQ(g.find({21, 0}), nullptr);
+    // A later run reuses what is computed and creates only what is new.
+    g.run({21, 20});
+    EXPECT_EQ(g.size(), 22u * 21u);
+    EXPECT_EQ(g.find({21, 20})->value, 137846528820L * 41 / 21) << policy;  // C(41, 20)
+    g_wavefront = nullptr;
+  }
+}
+
+TEST(TaskGraph, FromAThreadOutsideThePool) {
+  locus::runtime rt(threaded("ws", 2));
+  std::atomic<int> runs{0};
+  auto g = locus::make_task_graph<int>([](int k) { return k > 0 ? std::vector<int>{k - 1} : std::vector<int>{}; },
+                                       [&](int) { runs.fetch_add(1); });
+  g.run(100000);  // a chain on demand: the loops keep the stack flat
+  EXPECT_EQ(runs.load(), 100001);
+}
+
+TEST(TaskGraph, StaticForm) {
+  locus::runtime rt(threaded("nabbitc", 2));
+  std::vector<std::atomic<int>> order(64);
+  std::atomic<int> clock{0};
+  auto g = locus::make_static_task_graph<int>(
+      [](int k) { return k >= 8 ? std::vector<int>{k - 8, (k - 8) ^ 1} : std::vector<int>{}; },
+      [&](int k) { order[static_cast<std::size_t>(k)] = clock.fetch_add(1); }, [](int k) { return k % 8; });
+  for (int k = 0; k < 64; ++k) g.add(k);
+  g.run();
+  for (int k = 8; k < 64; ++k) {
+    EXPECT_GT(order[static_cast<std::size_t>(k)].load(), order[static_cast<std::size_t>(k - 8)].load());
+    EXPECT_GT(order[static_cast<std::size_t>(k)].load(), order[static_cast<std::size_t>((k - 8) ^ 1)].load());
+  }
+  EXPECT_THROW(g.run(), std::logic_error);
+  EXPECT_THROW(g.add(100), std::logic_error);
+}
+
+TEST(TaskGraph, BadGraphsAreReported) {
+  locus::runtime rt(threaded("nabbitc", 2));
+  {  // a cycle the sink needs: the nodes outside it run, then run() says so
+    std::atomic<int> runs{0};
+    auto g = locus::make_task_graph<int>(
+        [](int k) { return k == 0 ? std::vector<int>{1, 3} : k == 1 ? std::vector<int>{2} : k == 2 ? std::vector<int>{1} : std::vector<int>{}; },
+        [&](int) { runs.fetch_add(1); });
+    try {
+      g.run(0);
+      ADD_FAILURE() << "a cycle was not reported";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("3 nodes could not run"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(runs.load(), 1);  // node 3
+    EXPECT_THROW(g.run(3), std::logic_error);  // a failed graph runs no more
+  }
+  {
+    auto g = locus::make_static_task_graph<int>([](int k) { return std::vector<int>{k + 1}; }, [](int) {});
+    g.add(0);
+    EXPECT_THROW(g.add(0), std::invalid_argument);
+    try {
+      g.run();
+      ADD_FAILURE() << "a missing predecessor was not reported";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("never added"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// ------------------------------------------------- random DAGs, every policy
+
+class RandomDags : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(RandomDags, EveryNodeOnceAfterItsPredecessors) {
+  const auto& [policy, workers] = GetParam();
+  int threw = 0;
+  {
+    locus::runtime rt(threaded(policy, workers));
+    const int seeds = seeds_from("LOCUS_GRAPH_SEEDS", 40);
+    for (int s = 0; s < seeds; ++s) {
+      const dag g(static_cast<std::uint64_t>(s) * 7877 + static_cast<std::uint64_t>(workers), 50 + 40 * (s % 6),
+                  1 + s % 6, workers, s % 3 == 0);
+      for (form f : {form::dynamic, form::fixed}) {
+        threw += check_dag(g, f, policy + " seed " + std::to_string(s) + (f == form::dynamic ? " dynamic" : " static"));
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(threw, 0) << "no seed exercised an exception";
+}
+
+INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, RandomDags,
+                         ::testing::Combine(::testing::ValuesIn(locus::available_policies()),
+                                            ::testing::Values(1, 2, 3, 4, 8)),
+                         [](const auto& info) {
+                           std::string name = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+// The same under the simulator, the seeds taking the policies in turn, 1 to
+// 12 workers on the Nehalem preset and, for nabbitc, 20 to 80 on the
+// paper's 8 x 10 machine (colors past 30: the side array of color sets).
+TEST(SimulatedRandomDags, EveryNodeOnceAfterItsPredecessors) {
+  const int seeds = seeds_from("LOCUS_SIM_GRAPH_SEEDS", 200);
+  const auto policies = locus::available_policies();
+  int threw = 0;
+  for (int s = 0; s < seeds; ++s) {
+    locus::runtime_options o;
+    o.engine = "sim";
+    o.seed = s;
+    if (s % 4 == 3) {
+      o.policy = "nabbitc";
+      o.machine = "nabbitc-8x10";
+      o.workers = 20 * (1 + (s / 4) % 4);
+    } else {
+      o.policy = policies[static_cast<std::size_t>(s) % policies.size()];
+      o.machine = "tbb-numa-nehalem-2x4";
+      o.workers = 1 + s % 12;
+    }
+    locus::runtime rt(o);
+    const dag g(static_cast<std::uint64_t>(s) * 131 + 5, 60 + 20 * (s % 5), 1 + s % 5, o.workers, s % 3 == 0);
+    threw += check_dag(g, s % 2 == 0 ? form::dynamic : form::fixed,
+                       o.policy + " " + std::to_string(o.workers) + " workers, seed " + std::to_string(s));
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(threw, 0) << "no seed exercised an exception";
+}
+
+// Notifications under stress: wide layers where every node needs many
+// nodes of the layer before, so adds race with completions all the time.
+TEST(TaskGraphStress, NoNotificationIsLost) {
+  for (const char* policy : {"ws", "nabbitc"}) {
+    locus::runtime rt(threaded(policy, 4));
+    const int rounds = seeds_from("LOCUS_GRAPH_STRESS_ROUNDS", 30);
+    for (int r = 0; r < rounds; ++r) {
+      constexpr int width = 24, depth = 12;
+      std::vector<std::atomic<int>> runs(width * depth + 1);
+      auto g = locus::make_task_graph<int>(
+          [](int k) {
+            std::vector<int> p;
+            if (k == width * depth) {  // the sink: the whole last layer
+              for (int i = 0; i < width; ++i) p.push_back((depth - 1) * width + i);
+            } else if (k >= width) {
+              const int layer = k / width;
+              for (int i = 0; i < width; i += 2) p.push_back((layer - 1) * width + (k + i) % width);
+            }
+            return p;
+          },
+          [&](int k) { runs[static_cast<std::size_t>(k)].fetch_add(1); }, [](int k) { return k % 4; });
+      g.run(width * depth);
+      for (auto& n : runs) ASSERT_EQ(n.load(), 1) << policy << " round " << r;
+    }
+  }
+}
+
+}  // namespace
+
+// The serial elision (LOCUS_SERIAL_ELISION, tests/task_graph_serial.cpp):
+// the same library with plain calls; the order is then fixed, depth first.
+std::vector<int> serial_elision_order();
+
+namespace {
+
+TEST(TaskGraph, SerialElision) {
+  const std::vector<int> order = serial_elision_order();
+  // Node k needs k - 1 and k - 2 (k >= 2); on demand, depth first from 10:
+  // 1 runs first, 2 waits for 0 (its second predecessor), then the chain.
+  const std::vector<int> expected = {1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_EQ(order, expected);
+}
+
+// ------------------------------------------------------- colors and steals
+
+using locus::detail::color_sets;
+
+TEST(ColorSets, TagsHoldExactlyTheirColors) {
+  for (int colors : {4, 30, 80, 200}) {
+    color_sets sets(colors);
+    std::mt19937 rng(static_cast<unsigned>(colors));
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<int> set;
+      const int n = 1 + static_cast<int>(rng() % 6);
+      for (int i = 0; i < n; ++i) set.push_back(static_cast<int>(rng() % static_cast<unsigned>(colors + 2)) - 1);
+      const std::uint32_t tag = sets.make(set.data(), set.size());
+      for (int c = -1; c < colors + 2; ++c) {
+        const bool member = c >= 0 && c < colors && std::find(set.begin(), set.end(), c) != set.end();
+        EXPECT_EQ(sets.has(tag, c), member) << colors << " colors, color " << c;
+      }
+      sets.release(tag);
+    }
+    EXPECT_EQ(sets.slots_in_use(), 0u);
+    EXPECT_EQ(sets.has(0, 0), false);                    // a frame without colors
+    EXPECT_TRUE(sets.has(color_sets::single(3), 3));     // spawn_nodes' one color
+    EXPECT_FALSE(sets.has(color_sets::single(3), 2));
+  }
+}
+
+// A colored attempt (steal_if with the thief's color) takes the oldest frame
+// only if its set holds that color, whatever the other frames hold; sets of
+// 80 colors live in the side array.
+TEST(ColorSets, ColoredStealsTakeOnlyFramesOfTheThiefsColor) {
+  color_sets sets(80);
+  locus::detail::work_deque d;
+  std::vector<locus::detail::frame> frames(6);
+  const std::vector<std::vector<int>> colors = {{5}, {1, 2}, {40, 79}, {}, {79, 3, 64}, {7}};
+  std::vector<std::uint32_t> tags;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    tags.push_back(sets.make(colors[i].data(), colors[i].size()));
+    d.push_tagged(&frames[i], tags.back());
+  }
+  auto colored = [&](int c) { return d.steal_if([&](std::uint32_t tag) { return sets.has(tag, c); }); };
+  EXPECT_EQ(colored(1), nullptr);           // the oldest holds only 5
+  EXPECT_EQ(colored(5), &frames[0]);
+  EXPECT_EQ(colored(5), nullptr);           // now {1, 2} is the oldest
+  EXPECT_EQ(colored(2), &frames[1]);
+  EXPECT_EQ(colored(41), nullptr);
+  EXPECT_EQ(colored(79), &frames[2]);
+  EXPECT_EQ(colored(0), nullptr);           // no colors: never taken by a colored attempt
+  EXPECT_EQ(d.steal(), &frames[3]);         // a random attempt takes it
+  EXPECT_EQ(colored(64), &frames[4]);
+  EXPECT_EQ(d.pop(), &frames[5]);
+  for (auto t : tags) sets.release(t);
+  EXPECT_EQ(sets.slots_in_use(), 0u);
+}
+
+// The steal rule, counted per worker under the simulator: with
+// colored_attempts = 0 every steal after the first is random, and the first
+// must be colored, so each worker that steals has exactly one colored steal;
+// with colored_attempts large, no steal is random.
+TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
+  for (const char* k : {"0", "1000000"}) {
+    std::uint64_t colored = 0;
+    for (int s = 0; s < 6; ++s) {
+      locus::runtime_options o;
+      o.engine = "sim";
+      o.machine = "nabbitc-8x10";
+      o.policy = "nabbitc";
+      o.workers = 20;
+      o.seed = s;
+      o.policy_options = {{"colored_attempts", k}, {"first_steal_patience", "1000000000"}};
+      locus::runtime rt(o);
+      // A heat-like block graph colored by the worker that owns the row.
+      constexpr int rows = 20, steps = 6;
+      auto g = locus::make_task_graph<int>(
+          [](int key) {
+            const int t = key / rows, r = key % rows;
+            std::vector<int> p;
+            if (t > 0)
+              for (int dr = -1; dr <= 1; ++dr)
+                if (r + dr >= 0 && r + dr < rows) p.push_back((t - 1) * rows + r + dr);
+            if (key == steps * rows)  // the sink: the last step
+              for (int i = 0; i < rows; ++i) p.push_back((steps - 1) * rows + i);
+            return p;
+          },
+          [](int) { locus::compute(20000); },  // simulated cycles
+          [](int key) { return key % rows; });
+      locus::reset_stats();
+      g.run(steps * rows);
+      if (std::getenv("SHOW")) std::cerr << locus::get_stats().summary();
+      for (const auto& w : locus::get_stats().workers) {
+        const auto c = w.counter("colored_steals"), r = w.counter("random_steals");
+        EXPECT_EQ(c + r, w.steals);
+        EXPECT_EQ(w.counter("first_steal_giveups"), 0u);
+        if (std::string(k) == "0") {
+          EXPECT_LE(c, 1u) << "worker " << w.worker;
+          if (r > 0) {
+            EXPECT_EQ(c, 1u) << "worker " << w.worker << ": a random steal before a colored one";
+          }
+        } else {
+          EXPECT_EQ(r, 0u) << "worker " << w.worker;
+        }
+        colored += c;
+      }
+    }
+    EXPECT_GT(colored, 0u) << "colored_attempts=" << k << ": no colored steal at all";
+  }
+}
+
+// Table III's invalid colors: no worker has the nodes' color, so every
+// colored attempt misses; the first-steal patience runs out and random
+// steals balance the load (the graph still runs, on more than one worker).
+TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "nabbitc";
+  o.workers = 10;
+  o.seed = 3;
+  locus::runtime rt(o);
+  std::atomic<int> runs{0};
+  auto g = locus::make_static_task_graph<int>(
+      [](int k) { return k >= 10 ? std::vector<int>{k - 10, k - 10 + (k % 10 == 9 ? -9 : 1)} : std::vector<int>{}; },
+      [&](int) {
+        runs.fetch_add(1);
+        locus::compute(20000);
+      },
+      [](int) { return 1000; });
+  for (int k = 0; k < 200; ++k) g.add(k);
+  locus::reset_stats();
+  g.run();
+  EXPECT_EQ(runs.load(), 200);
+  const auto total = locus::get_stats().total();
+  EXPECT_EQ(total.counter("colored_steals"), 0u);
+  EXPECT_GT(total.counter("random_steals"), 0u);
+  EXPECT_GT(total.counter("first_steal_giveups"), 0u);
+}
+
+TEST(NabbitcPolicy, OptionsAreChecked) {
+  for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"}}) {
+    locus::runtime_options o = threaded("nabbitc", 1);
+    o.policy_options = {{name, value}};
+    try {
+      locus::runtime rt(o);
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const locus::config_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Colors by place: a worker's color is its place's index.
+TEST(NabbitcPolicy, ColorsByPlace) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "nabbitc";
+  o.workers = 20;
+  o.policy_options = {{"colors", "place"}};
+  locus::runtime rt(o);
+  EXPECT_EQ(locus::num_colors(), locus::num_places());
+  std::vector<int> color_of(20, -2), place_of(20, -2);
+  locus::parallel_for(0, 20, 1, [&](std::int64_t) {
+    color_of[static_cast<std::size_t>(locus::worker_id())] = locus::worker_color();
+    place_of[static_cast<std::size_t>(locus::worker_id())] = locus::current_place();
+  });
+  for (int w = 0; w < 20; ++w)
+    if (color_of[static_cast<std::size_t>(w)] != -2) {
+      EXPECT_EQ(color_of[static_cast<std::size_t>(w)], place_of[static_cast<std::size_t>(w)]);
+    }
+}
+
+}  // namespace
