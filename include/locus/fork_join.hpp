@@ -67,6 +67,22 @@ template <class F, class G>
 // slice; the second remembers where it was forked, for the arrow to a thief.
 template <class F, class G>
 [[gnu::noinline]] void traced(F& f, G& g);
+
+// Cold: a worker with hooks (policy hooks or tracing). Pushes the job and
+// returns true, or runs both branches another way and returns false: traced,
+// or parent-first when the policy chose it.
+template <class F, class G>
+[[gnu::noinline]] bool hooked_push(detail::worker_view& w, detail::fork_job& job, F& f, G& g) {
+  if constexpr (!detail::is_traced_task<std::remove_cvref_t<G>>) {
+    if (w.hooks & detail::hook_trace) {
+      traced(f, g);
+      return false;
+    }
+  }
+  if (detail::push_fork_hooked(w, &job)) return true;
+  both_parent_first(f, g);
+  return false;
+}
 }  // namespace detail_fj
 
 template <class F, class G>
@@ -80,10 +96,8 @@ void fork_join(F&& f, G&& g) {
   detail::fork_job job(std::addressof(g), &detail_fj::invoke_callable<G>, w->ctx);
   if (w->hooks == 0) [[likely]] {
     w->deque.push(&job);
-  } else {
-    if constexpr (!detail::is_traced_task<std::remove_cvref_t<G>>)
-      if (w->hooks & detail::hook_trace) return detail_fj::traced(f, g);
-    if (!detail::push_fork_hooked(*w, &job)) return detail_fj::both_parent_first(f, g);  // the policy chose parent-first
+  } else if (!detail_fj::hooked_push(*w, job, f, g)) {
+    return;  // run another way: parent-first, or traced
   }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();
