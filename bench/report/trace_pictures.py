@@ -48,9 +48,11 @@ def timeline_svg(trace, width=900, row=18, max_arrows=400):
     workers, places = other["workers"], other["places"]
     worker_place = other["worker_place"]
     runs = top_level_runs(trace)
-    events = [e for e in trace["traceEvents"] if "ts" in e]
-    t0 = min((e["ts"] for e in events), default=0.0)
-    t1 = max((e["ts"] + e.get("dur", 0.0) for e in events), default=1.0)
+    # From the first task run to the end of the last: the pool's idle time
+    # before and after the run is left out.
+    tasks = [e for es in runs.values() for e in es if e["args"].get("kind") != "sleep"]
+    t0 = min((e["ts"] for e in tasks), default=0.0)
+    t1 = max((e["ts"] + e["dur"] for e in tasks), default=1.0)
     span = max(t1 - t0, 1e-9)
     left, top = 70, 24
     plot_w = width - left - 10
@@ -73,7 +75,9 @@ def timeline_svg(trace, width=900, row=18, max_arrows=400):
         for e in runs.get(w, []):
             kind = e["args"].get("kind")
             color = SLEEP if kind == "sleep" else place_color(e["args"].get("hint"))
-            a, b = x(e["ts"]), x(e["ts"] + e["dur"])
+            a, b = x(max(e["ts"], t0)), x(min(e["ts"] + e["dur"], t1))
+            if b <= a:
+                continue
             if b - a >= 1:
                 parts.append(f"<rect x='{a:.1f}' y='{y}' width='{b - a:.1f}' height='{row - 3}' fill='{color}'/>")
             else:
@@ -90,8 +94,8 @@ def timeline_svg(trace, width=900, row=18, max_arrows=400):
         parts.append(f"<line x1='{xs:.1f}' y1='{top + v * row + row / 2 - 1}' x2='{xs:.1f}' "
                      f"y2='{top + t * row + row / 2 - 1}' stroke='#000' stroke-width='0.6' opacity='0.6'/>")
     y = top + workers * row + 14
-    parts.append(f"<text x='{left}' y='{y}'>0</text>")
-    parts.append(f"<text x='{left + plot_w}' y='{y}' text-anchor='end'>{span:.1f} {unit}</text>")
+    parts.append(f"<text x='{left}' y='{y}'>first task</text>")
+    parts.append(f"<text x='{left + plot_w}' y='{y}' text-anchor='end'>+{span:.1f} {unit}</text>")
     if len(steals) > max_arrows:
         parts.append(f"<text x='{left + plot_w / 2}' y='{y}' text-anchor='middle'>one steal line in {step} "
                      f"of {len(steals)}</text>")
