@@ -7,7 +7,8 @@ Runs trace_program with LOCUS_TRACE on the threaded engine and twice on the
 simulator (two processes, one seed), loads each file with Python's json
 module, checks the Chrome trace-event structure and the event kinds, checks
 that the two simulated files are byte-identical, and runs locus-trace on
-them. On the threaded engine only what the program guarantees is checked
+them, and has locus-bench trace a simulated cell and report.py draw it. On
+the threaded engine only what the program guarantees is checked
 (which worker steals what depends on timing); the simulator's run is the
 same every time, so there every kind must appear.
 """
@@ -123,6 +124,34 @@ with open(bad, "w") as f:
     f.write("{\"traceEvents\": []}")
 r = subprocess.run([sys.executable, tool, bad], capture_output=True, text=True)
 check(r.returncode == 2 and "not a locus trace" in r.stderr, "locus-trace: a file that is not a locus trace: exit 2")
+
+# The report's pictures of a traced cell (locus-bench --trace, report.py).
+bench = os.path.join(bin_dir, "locus-bench")
+report = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", "report", "report.py")
+if os.path.exists(bench):
+    out = os.path.join(work, "r.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    r = subprocess.run([bench, "--engine", "sim", "--machine", "numa-ws-4x8", "--benchmarks", "heat", "--variants",
+                        "serial,locus:numa-ws", "--workers", "8", "--size", "tiny", "--quiet", "--trace",
+                        os.path.join(work, "traces"), "--out", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"locus-bench --trace: exit {r.returncode} {r.stderr}")
+    rows = [json.loads(line) for line in open(out) if '"benchmark"' in line]
+    traced = [row for row in rows if row.get("trace")]
+    check(len(traced) == 2 and all(os.path.exists(row["trace"]) for row in traced),
+          "locus-bench --trace: each cell's trace written and named in its result line")
+    r = subprocess.run([sys.executable, report, out, "--out", os.path.join(work, "report")], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, f"report.py: exit {r.returncode} {r.stderr}")
+    page = open(os.path.join(work, "report", "report.html")).read() if r.returncode == 0 else ""
+    check("Schedule of heat locus:numa-ws P=8 (sim, tiny)" in page, "report: a schedule section for the traced cell")
+    for kind in ("timeline", "steals", "accesses"):
+        name = os.path.join(work, "report", f"sim-tiny-heat-locus_numa-ws-P8-{kind}.svg")
+        svg = open(name).read() if os.path.exists(name) else ""
+        check(svg.startswith("<svg") and svg in page, f"report: the {kind} picture, inline in the page")
+        check("href" not in svg and "<script" not in svg, f"report: the {kind} picture refers to nothing outside")
+else:
+    print("locus-bench not built (LOCUS_BUILD_BENCHMARKS=OFF): the report's pictures are not checked")
 
 print(f"{len(failures)} failure(s)" if failures else "all trace checks passed")
 sys.exit(1 if failures else 0)
