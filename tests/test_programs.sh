@@ -59,6 +59,8 @@ for program in bench fib demo topo speed; do
   expect_error 'LOCUS_MACHINE="nosuch"' LOCUS_ENGINE=sim LOCUS_MACHINE=nosuch -- "${cmd[@]}"
   expect_error 'LOCUS_POLICY="foo"' LOCUS_POLICY=foo -- "${cmd[@]}"
   expect_error 'LOCUS_STATS="yes"' LOCUS_STATS=yes -- "${cmd[@]}"
+  expect_error 'LOCUS_TRACE_MAX="12Q"' LOCUS_TRACE=t.json LOCUS_TRACE_MAX=12Q -- "${cmd[@]}"
+  expect_error 'LOCUS_TRACE="/nonexistent-dir/t.json": cannot create this file' LOCUS_TRACE=/nonexistent-dir/t.json -- "${cmd[@]}"
   unset -n cmd
 done
 [[ -e yes ]] && fail "LOCUS_STATS=yes wrote a file named yes"
@@ -79,6 +81,7 @@ expect_error '--machine numa-ws-4x8' -- "$bin/locus-bench" --machine numa-ws-4x8
 expect_error 'unknown option --bogus' -- "$bin/locus-bench" --bogus
 touch "$tmp/plain-file"
 expect_error "--out $tmp/plain-file/r.jsonl: cannot create the directory" -- "$bin/locus-bench" --out "$tmp/plain-file/r.jsonl"
+expect_error "--trace $tmp/plain-file/traces: cannot create this directory" -- "$bin/locus-bench" --trace "$tmp/plain-file/traces"
 expect_error 'n="50": expected the argument of fib(n), an integer from 2 to 45' -- "$bin/fib" 50
 expect_error '--workers 0' -- "$bin/fib" --workers 0
 expect_error '--places="cores"' -- "$bin/locus-topo" --places cores
@@ -110,6 +113,15 @@ LOCUS_STATS="json:$tmp/stats.json" "${fib[@]}" >/dev/null 2>&1 || fail "fib with
 grep -q '"elapsed_s"' "$tmp/stats.json" 2>/dev/null || fail "LOCUS_STATS=json:FILE wrote no JSON"
 LOCUS_STATS=0 "${fib[@]}" >/dev/null 2>"$tmp/err" || fail "fib with LOCUS_STATS=0 failed"
 [[ -s $tmp/err ]] && fail "LOCUS_STATS=0 printed: $(cat "$tmp/err")"
+
+# locus-bench --trace DIR: one trace per locus cell, named in its result line.
+if ! "${bench[@]}" --variants serial,locus:ws --trace "$tmp/traces" 2>"$tmp/err"; then
+  fail "locus-bench --trace: $(cat "$tmp/err")"
+else
+  grep -q "\"trace\":\"$tmp/traces/fib_locus-ws_P1.json\"" "$tmp/b.jsonl" || fail "locus-bench --trace: no trace in the result line"
+  grep -q '"producer":"locus"' "$tmp/traces/fib_locus-ws_P1.json" 2>/dev/null || fail "locus-bench --trace wrote no trace"
+  [[ -e $tmp/traces/fib_serial_P1.json ]] && fail "locus-bench --trace traced the serial variant on threads"
+fi
 
 if ((failures > 0)); then
   echo "$failures failures"

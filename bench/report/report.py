@@ -15,6 +15,13 @@ work time summed over all workers at P. When a results file holds several
 measurements of the same cell, the latest counts. Simulated results
 (engine "sim") are labeled with their machine model and kept apart.
 
+Cells that locus-bench traced (--trace DIR; the row names its file) get a
+section of their own with pictures of that run (trace_pictures.py): the
+timeline of the workers, the steals between places and, under the
+simulator, each place's memory accesses by level. Which cells: those the
+user traced (e.g. one benchmark, one variant, one worker count), or every
+cell at --size tiny.
+
 The report opens with a table of contents and the provenance of the runs
 its cells come from (the "run" record locus-bench writes before each run's
 cells: date, commit, compiler and flags, CPU and caches, library versions,
@@ -35,6 +42,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_pictures  # noqa: E402
 
 # A cell is noisy when its slowest timed run took more than this times its
 # fastest: its median is then a weak estimate, whatever it says.
@@ -372,8 +382,33 @@ th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .plots svg { max-width: 360px; height: auto; }
 .note { color: #555; font-size: 13px; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 3px; margin-top: 2em; }
-nav ul { margin: 0.3em 0 1em; } li.toc3 { margin-left: 1.5em; }
+nav ul { margin: 0.3em 0 1em; } li.toc3 { margin-left: 1.5em; } li.toc4 { margin-left: 3em; }
+.schedule svg { display: block; margin: 0.5em 0; max-width: 100%; height: auto; }
 """
+
+
+def schedule_section(r, slug, out_dir, engine, size):
+    """The pictures of one traced cell (level 4, under its benchmark)."""
+    title = f"Schedule of {r['benchmark']} {r['variant']} P={r['workers']} ({engine}, {size})"
+    path = r["trace"]
+    try:
+        pics = trace_pictures.pictures(path)
+    except (OSError, ValueError, KeyError) as e:
+        note = f"The trace {path} could not be read ({e}); no pictures."
+        return (4, title, [note, ""], [f"<p class='note'>{html.escape(note)}</p>"])
+    note = (f"From the trace {path} (the cell's last timed run; open it in the Perfetto UI for every task, "
+            "or summarize it with locus-trace).")
+    md, page = [note, ""], [f"<p class='note'>{html.escape(note)}</p>", "<div class='schedule'>"]
+    cell = f"{r['variant']}-P{r['workers']}".replace(":", "_").replace("+", "_")
+    for kind, svg in pics:
+        name = f"{slug}-{cell}-{kind}.svg"
+        with open(os.path.join(out_dir, name), "w") as f:
+            f.write(svg)
+        md.append(f"![{r['benchmark']} {kind}]({name})")
+        page.append(svg)
+    page.append("</div>")
+    md.append("")
+    return (4, title, md, page)
 
 
 def main():
@@ -445,6 +480,9 @@ def main():
             page.append("</div>")
             md.append("")
             sections.append((3, f"{b.name} ({'simulated' if engine == 'sim' else 'measured'}, {size})", md, page))
+            for r in b.rows:
+                if r.get("trace"):
+                    sections.append(schedule_section(r, slug, args.out, engine, size))
 
     md = [f"# {args.title}", "", explain, "", noise, "", "Contents:", ""]
     page = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(args.title)}</title>"

@@ -61,6 +61,7 @@ struct options {
   std::string places;             // --places or LOCUS_PLACES, for the locus variants
   bool pack = false;              // --pack or LOCUS_PACK=1, for the locus variants
   std::string policy;             // LOCUS_POLICY: the one locus policy run by default
+  std::string trace_dir;          // --trace: a Chrome trace of each locus cell's last timed run
   bool reps_given = false, warmup_given = false;
 };
 
@@ -95,6 +96,8 @@ void usage() {
       "  --list-machines       list the simulator's machine presets\n"
       "  --places KIND         places of the locus variants (numa, socket, l3, l2, core)\n"
       "  --pack                workers on the fewest places that hold them\n"
+      "  --trace DIR           write a trace (docs/observability.md) of each locus cell's last timed\n"
+      "                        run to DIR/<benchmark>_<variant>_P<workers>.json; created if needed\n"
       "  With --engine sim: variants serial and locus:<policy> only; times are simulated;\n"
       "  default --workers 1 and the machine's cores, --reps 1, --warmup 0 (runs repeat exactly)\n"
       "\nSettings: LOCUS_WORKERS (one count), LOCUS_ENGINE, LOCUS_MACHINE, LOCUS_PLACES and LOCUS_PACK\n"
@@ -125,8 +128,10 @@ bench::params declared_params(const bench::benchmark& b) {
 // The options of the locus runtime for one cell. Under the simulator the
 // serial variant runs as one task on one simulated worker, so that its time
 // is simulated too.
-locus::runtime_options runtime_options_for(const options& opt, const bench::variant& v, int workers) {
+locus::runtime_options runtime_options_for(const options& opt, const bench::variant& v, int workers,
+                                          const std::string& trace = "") {
   locus::runtime_options o;
+  o.trace = trace;
   if (opt.simulate) {
     o.engine = "sim";
     o.machine = opt.machine;
@@ -197,6 +202,15 @@ options parse(int argc, char** argv) {
     else if (a == "--machine") machine_flag = need(i);
     else if (a == "--places") places_flag = need(i);
     else if (a == "--pack") pack_flag = true;
+    else if (a == "--trace") {
+      o.trace_dir = need(i);
+      std::error_code ec;
+      std::filesystem::create_directories(o.trace_dir, ec);
+      if (ec || !std::filesystem::is_directory(o.trace_dir))
+        throw std::invalid_argument("--trace " + o.trace_dir + ": cannot create this directory (" +
+                                    (ec ? ec.message() : std::string("not a directory")) +
+                                    "); expected a directory for the trace files");
+    }
     else if (a == "--list-machines") {
       for (const auto& m : locus::available_machines()) std::printf("%-24s %s\n", m.name.c_str(), m.summary.c_str());
       std::exit(0);
@@ -329,13 +343,14 @@ std::vector<bench::variant> default_variants(const bench::benchmark& b, const op
 // Sets up an implementation for one run and runs a function inside it.
 class environment {
  public:
-  environment(const bench::variant& v, int workers, const options& opt) : v_(v), simulate_(opt.simulate) {
+  environment(const bench::variant& v, int workers, const options& opt, const std::string& trace)
+      : v_(v), simulate_(opt.simulate) {
     switch (v.kind) {
       case bench::impl::serial:
-        if (simulate_) locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, 1));
+        if (simulate_) locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, 1, trace));
         break;
       case bench::impl::locus:
-        locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, workers));
+        locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, workers, trace));
         bench::g_place_data = true;  // prepare() moves block p of the data to place p
         bench::locus_backend::loops = v.loops;
         break;
@@ -383,7 +398,18 @@ struct cell {
   std::string summary;
   locus::worker_stats counters;  // summed over timed runs (locus only)
   std::size_t block_bytes = 0;   // the simulator's unit of memory access
+  std::string trace;             // --trace: the file of its last timed run
 };
+
+// The trace file of a cell: DIR/<benchmark>_<variant>_P<workers>.json, the
+// variant's ':' and '+' turned into '-'.
+std::string trace_file(const std::string& dir, const std::string& benchmark, const cell& c) {
+  std::string variant = c.v.name;
+  for (char& ch : variant)
+    if (ch == ':' || ch == '+') ch = '-';
+  return (std::filesystem::path(dir) / (benchmark + "_" + variant + "_P" + std::to_string(c.workers) + ".json"))
+      .string();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -486,7 +512,11 @@ int run(int argc, char** argv) {
     for (int round = 0; round < opt.warmup + opt.reps; ++round) {
       const bool timed = round >= opt.warmup;
       for (auto& c : cells) {
-        environment env(c.v, c.workers, opt);
+        // The last timed run of a cell that runs on locus is traced.
+        const bool traced = !opt.trace_dir.empty() && round == opt.warmup + opt.reps - 1 &&
+                            (c.v.kind == bench::impl::locus || (opt.simulate && c.v.kind == bench::impl::serial));
+        if (traced) c.trace = trace_file(opt.trace_dir, b->name, c);
+        environment env(c.v, c.workers, opt, traced ? c.trace : std::string());
         const bool counted = c.v.kind == bench::impl::locus || opt.simulate;
         // Under the simulator, let the new pool settle (every worker asleep)
         // before this thread allocates again: the heap then sees the same
@@ -545,6 +575,7 @@ int run(int argc, char** argv) {
           .add("summary", c.summary)
           .add("uses_loops", b->uses_loops);
       if (!c.verified) o.add("failure", c.failure);
+      if (!c.trace.empty()) o.add("trace", c.trace);
       json::object params;
       for (const auto& [k, v] : p.used()) params.add(k, v);
       o.add_raw("params", params.str());

@@ -119,6 +119,24 @@ template <class F, class G>
 // slice; the second remembers where it was forked, for the arrow to a thief.
 template <class F, class G>
 [[gnu::noinline]] void traced(F& f, G& g);
+
+// Cold: a worker with hooks (policy hooks or tracing). Pushes the job and
+// returns true, or runs both branches another way and returns false: traced,
+// or parent-first when the policy chose it.
+template <class F, class G>
+[[gnu::noinline]] bool hooked_push(detail::worker_view& w, detail::fork_job& job, F& f, G& g, std::int32_t f_place) {
+  auto& g_fn = detail_branch::fn_of(g);
+  if constexpr (!detail::is_traced_task<std::remove_cvref_t<decltype(g_fn)>>) {
+    if (w.hooks & detail::hook_trace) {
+      traced(f, g);
+      return false;
+    }
+  }
+  if (detail::push_fork_hooked(w, &job)) return true;
+  // The policy chose parent-first; each branch keeps its place.
+  both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place);
+  return false;
+}
 }  // namespace detail_fj
 
 template <class F, class G>
@@ -139,13 +157,8 @@ void fork_join(F&& f, G&& g) {
   if constexpr (detail_branch::hinted<G>) job.ctx.place = detail::checked_place(g.hints.place);
   if (w->hooks == 0) [[likely]] {
     w->deque.push(&job);
-  } else {
-    if constexpr (!detail::is_traced_task<std::remove_cvref_t<decltype(g_fn)>>)
-      if (w->hooks & detail::hook_trace) return detail_fj::traced(f, g);
-    if (!detail::push_fork_hooked(*w, &job))
-      // the policy chose parent-first
-      return detail_fj::both_parent_first(detail_branch::fn_of(f), g_fn,
-                                          detail_branch::hinted<F> ? f_place : w->ctx.place, job.ctx.place);
+  } else if (!detail_fj::hooked_push(*w, job, f, g, f_place)) {
+    return;  // run another way: parent-first, or traced
   }
 #ifndef LOCUS_NO_SPAWN_COUNTER
   w->spawns.bump();

@@ -5,7 +5,7 @@
 //   g.spawn(f, locus::parent_first, locus::label("leaf"));
 //
 // The trace names the task's slice by its label instead of its kind. With
-// tracing off a label costs nothing beyond the spawn it decorates. A label
+// tracing off a label costs one look-up of the calling worker. A label
 // is a string literal: the trace keeps the pointer, not a copy.
 #pragma once
 

@@ -140,35 +140,41 @@ class task_group {
     queue_child(*w, std::forward<F>(f), place);
   }
 
-  // Labeled: as above; with tracing on, the child's slice takes the label
-  // (also from a thread that is not a worker: the slice is then drawn
-  // within the root task that runs the child).
+  // Labeled: as above; with tracing on, the child's slice takes the label.
+  // From a thread that is not a worker the child is always wrapped (the
+  // pool may not have started yet; a root submission is a slow path
+  // anyway): with tracing on, its slice is drawn within the root task that
+  // runs it.
   template <class F>
   void spawn(F&& f, label name) {
-    if (detail::g_tracing) [[unlikely]]
+    if (labeled(detail::current_worker())) [[unlikely]]
       return spawn(traced<F>(std::forward<F>(f), name.text));
     spawn(std::forward<F>(f));
   }
   template <class F>
   void spawn(F&& f, place_hint hint, label name) {
-    if (detail::g_tracing) [[unlikely]]
+    if (labeled(detail::current_worker())) [[unlikely]]
       return spawn(traced<F>(std::forward<F>(f), name.text), hint);
     spawn(std::forward<F>(f), hint);
   }
   template <class F>
   void spawn(F&& f, parent_first_t, label name) {
-    if (detail::g_tracing) [[unlikely]]
+    if (labeled(detail::current_worker())) [[unlikely]]
       return spawn(traced<F>(std::forward<F>(f), name.text), parent_first);
     spawn(std::forward<F>(f), parent_first);
   }
   template <class F>
   void spawn(F&& f, parent_first_t, place_hint hint, label name) {
-    if (detail::g_tracing) [[unlikely]]
+    if (labeled(detail::current_worker())) [[unlikely]]
       return spawn(traced<F>(std::forward<F>(f), name.text), parent_first, hint);
     spawn(std::forward<F>(f), parent_first, hint);
   }
 
  private:
+  static bool labeled(const detail::worker_view* w) noexcept {
+    return w == nullptr || (w->hooks & detail::hook_trace) != 0;
+  }
+
   // Tracing (hook_trace): the child wrapped so that its run is a slice
   // named `name` (nullptr: by its kind), remembering where it was spawned.
   template <class F>

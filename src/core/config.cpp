@@ -230,6 +230,12 @@ settings resolve_settings(const runtime_options& o) {
            "expected 0 (off), 1 or summary (a table on stderr when the pool stops), json (one JSON object on "
            "stderr) or json:FILE (the JSON object written to FILE)");
 
+  if (o.trace_max != 0) {
+    s.trace_max = parse_byte_size("runtime_options::trace_max", std::to_string(o.trace_max), tunables::min_trace_max,
+                                  tunables::max_trace_max);
+  } else if (const std::string v = env("LOCUS_TRACE_MAX"); !v.empty()) {
+    s.trace_max = parse_byte_size("LOCUS_TRACE_MAX", v, tunables::min_trace_max, tunables::max_trace_max);
+  }
   s.trace_path = !o.trace.empty() ? o.trace : env("LOCUS_TRACE");
   if (!s.trace_path.empty()) {
     // Said now rather than when the pool stops and the run is over.
@@ -238,12 +244,6 @@ settings resolve_settings(const runtime_options& o) {
       reject(o.trace.empty() ? "LOCUS_TRACE" : "runtime_options::trace", s.trace_path,
              "cannot create this file; expected the path of a file to write the trace to");
     std::fclose(probe);
-  }
-  if (o.trace_max != 0) {
-    s.trace_max = parse_byte_size("runtime_options::trace_max", std::to_string(o.trace_max), tunables::min_trace_max,
-                                  tunables::max_trace_max);
-  } else if (const std::string v = env("LOCUS_TRACE_MAX"); !v.empty()) {
-    s.trace_max = parse_byte_size("LOCUS_TRACE_MAX", v, tunables::min_trace_max, tunables::max_trace_max);
   }
   return s;
 }

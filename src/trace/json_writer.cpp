@@ -11,7 +11,6 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "policy/policy.hpp"
 #include "topology/topology.hpp"
 #include "trace/recorder.hpp"
 #include "util/json_string.hpp"
