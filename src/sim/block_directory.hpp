@@ -5,12 +5,13 @@
 // one per core (its private caches) and one per shared cache.
 //
 // A two-level table indexed by block number: chunks of 4096 blocks, each a
-// flat array of holder bit sets, found through a map from chunk number
-// (with the last chunk remembered). The simulator numbers pages densely in
+// flat array of holder bit sets, found by index for the low chunk numbers
+// and through a map above them. The simulator numbers pages densely in
 // first-touch order, so the blocks of a program fill whole chunks, and a
-// program sweeping memory walks each chunk in order: a lookup is an index,
-// not a hash probe into a table far larger than the host's caches (which
-// is what dominated the simulator's time).
+// program sweeping memory walks each chunk in order: a lookup is two
+// indexed loads, not a hash probe into a table far larger than the host's
+// caches (which is what dominated the simulator's time). The lookups are
+// inline; creating a chunk and the map are not.
 #pragma once
 
 #include <cstddef>
@@ -30,12 +31,39 @@ class block_directory {
 
   // The holder bits of `block`, or nullptr when no holder has it. Valid
   // until the next add or remove.
-  const std::uint64_t* holders(std::uint64_t block) const;
+  const std::uint64_t* holders(std::uint64_t block) const {
+    const std::uint64_t* const b = find(block);
+    if (b == nullptr) return nullptr;
+    for (std::size_t w = 0; w < words_; ++w)
+      if (b[w] != 0) return b;
+    return nullptr;
+  }
 
   // Adds the holders whose bits are set in `holders` (words() words).
-  void add(std::uint64_t block, const std::uint64_t* holders);
+  void add(std::uint64_t block, const std::uint64_t* holders) {
+    std::uint64_t* b = find(block);
+    if (b == nullptr) b = create(block);
+    bool was_held = false, is_held = false;
+    for (std::size_t w = 0; w < words_; ++w) {
+      was_held = was_held || b[w] != 0;
+      b[w] |= holders[w];
+      is_held = is_held || b[w] != 0;
+    }
+    count_ += static_cast<std::size_t>(is_held && !was_held);
+  }
+
   // Drops the holder; the block counts as held no more once none is left.
-  void remove(std::uint64_t block, int holder);
+  void remove(std::uint64_t block, int holder) {
+    std::uint64_t* const b = find(block);
+    if (b == nullptr) return;
+    std::uint64_t& word = b[static_cast<std::size_t>(holder) / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (holder % 64);
+    if ((word & bit) == 0) return;
+    word &= ~bit;
+    for (std::size_t w = 0; w < words_; ++w)
+      if (b[w] != 0) return;
+    --count_;
+  }
 
   // Number of blocks at least one holder has.
   std::size_t size() const { return count_; }
@@ -44,19 +72,24 @@ class block_directory {
   static constexpr int chunk_log2 = 12;
   static constexpr std::uint64_t chunk_blocks = std::uint64_t{1} << chunk_log2;
 
-  // The bits of `block`, or nullptr when its chunk does not exist (and
-  // `create` is false).
-  std::uint64_t* bits(std::uint64_t block, bool create) const;
+  // The bits of `block`, or nullptr when its chunk does not exist.
+  std::uint64_t* find(std::uint64_t block) const {
+    const std::uint64_t chunk = block >> chunk_log2;
+    std::uint64_t* const base = chunk < indexed_.size() ? indexed_[chunk].get() : find_far(chunk);
+    return base == nullptr ? nullptr : base + (block & (chunk_blocks - 1)) * words_;
+  }
+  // The chunk of a number too high to index, or nullptr.
+  std::uint64_t* find_far(std::uint64_t chunk) const;
+  // The bits of `block`, creating its chunk.
+  std::uint64_t* create(std::uint64_t block);
 
   // Chunks below this number are found by index (the simulator's dense
   // addresses), the rest through the map (any address, as in tests).
   static constexpr std::uint64_t indexed_chunks = std::uint64_t{1} << 20;
 
   std::size_t words_;
-  mutable std::vector<std::unique_ptr<std::uint64_t[]>> indexed_;
-  mutable std::unordered_map<std::uint64_t, std::unique_ptr<std::uint64_t[]>> chunks_;
-  mutable std::uint64_t last_chunk_ = ~std::uint64_t{0};
-  mutable std::uint64_t* last_bits_ = nullptr;
+  std::vector<std::unique_ptr<std::uint64_t[]>> indexed_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<std::uint64_t[]>> chunks_;
   std::size_t count_ = 0;
 };
 

@@ -1,6 +1,11 @@
 // One cache of the modeled machine: set-associative, least recently used
 // replacement, holding block numbers (address / block size). It knows
 // nothing of levels, cores or coherence; the memory model does.
+//
+// Move-to-front sets: the order of a set's slots is its LRU order, so a hit
+// near the front (the common case) is found after a few comparisons and
+// the victim is always the last slot. The lookups are defined here, inline:
+// the memory model makes several per simulated line.
 #pragma once
 
 #include <cstdint>
@@ -24,16 +29,41 @@ class lru_cache {
 
   // A hit makes the block the most recently used of its set.
   bool touch(std::uint64_t block);
-  bool contains(std::uint64_t block) const;
+  bool contains(std::uint64_t block) const {
+    const std::uint64_t* const set = slots_.data() + set_start(block);
+    for (int way = 0; way < ways_; ++way)
+      if (set[way] == block) return true;
+    return false;
+  }
   // Inserts an absent block as the most recently used of its set and
   // returns the block it evicted (the least recently used), or no_block.
   std::uint64_t insert(std::uint64_t block);
+  // touch(), and on a miss insert(), in one pass over the set: each slot
+  // takes the block before it (the first takes `block`) until the block is
+  // found, which is touch()'s rotation on a hit and insert()'s shift on a
+  // miss. Returns whether it hit; after a miss `evicted` is the block
+  // insert() would have returned.
+  bool touch_or_insert(std::uint64_t block, std::uint64_t& evicted) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    std::uint64_t carry = block;
+    for (int way = 0; way < ways_; ++way) {
+      const std::uint64_t held = set[way];
+      set[way] = carry;
+      if (held == block) return true;
+      carry = held;
+    }
+    evicted = carry;
+    return false;
+  }
   // Removes the block if present; returns whether it was.
   bool invalidate(std::uint64_t block);
 
  private:
   // Index in slots_ of the first slot of the block's set.
-  std::uint64_t set_start(std::uint64_t block) const;
+  std::uint64_t set_start(std::uint64_t block) const {
+    const std::uint64_t set = sets_are_power_of_two_ ? block & (sets_ - 1) : block % sets_;
+    return set * static_cast<std::uint64_t>(ways_);
+  }
 
   std::uint64_t sets_;
   int ways_;

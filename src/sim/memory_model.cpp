@@ -129,6 +129,13 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       l3_holder_bits_[static_cast<std::size_t>(holder) / 64] |= std::uint64_t{1} << (holder % 64);
   }
 
+  for (const auto& caches : holder_caches_)
+    for (const int index : caches) {
+      int& sibling = caches_[static_cast<std::size_t>(index)].sibling;
+      if (caches.size() == 2) sibling = caches[0] == index ? caches[1] : caches[0];
+      else if (caches.size() > 2) sibling = several_siblings;
+    }
+
   const std::size_t words = directory_.words();
   for (std::size_t core = 0; core < num_cores; ++core) {
     auto& chain = chains_[core];
@@ -194,12 +201,21 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
   return result;
 }
 
+// One pass down the chain: each level that misses gets the block at once
+// (touch_or_insert), which gives the same caches as looking up every level
+// first and filling the inner ones after: an eviction's forget() asks only
+// about other blocks than this one, and whether a cache holds them, not in
+// which order; serve_miss() asks only about this block.
 served_by memory_model::access_block(int core, std::uint64_t block, access_kind kind,
                                      cycles& cost) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
   std::size_t hit = 0;
-  while (hit < chain.size() && !caches_[static_cast<std::size_t>(chain[hit])].cache.touch(block))
-    ++hit;
+  for (; hit < chain.size(); ++hit) {
+    const int index = chain[hit];
+    std::uint64_t evicted = lru_cache::no_block;
+    if (caches_[static_cast<std::size_t>(index)].cache.touch_or_insert(block, evicted)) break;
+    if (evicted != lru_cache::no_block) forget(index, evicted);
+  }
 
   served_by where;
   if (hit < chain.size()) {
@@ -208,14 +224,9 @@ served_by memory_model::access_block(int core, std::uint64_t block, access_kind 
   } else {
     where = serve_miss(core, block, cost);
   }
-  // Fill the levels inside the hit (all of them after a miss), then record
-  // their holders at once. A hit in one of the core's private caches needs
-  // no record: the levels filled share its holder, which has the block.
-  for (std::size_t inner = 0; inner < hit; ++inner) {
-    const std::uint64_t evicted =
-        caches_[static_cast<std::size_t>(chain[inner])].cache.insert(block);
-    if (evicted != lru_cache::no_block) forget(chain[inner], evicted);
-  }
+  // Record the holders of the levels filled at once. A hit in one of the
+  // core's private caches needs no record: the levels filled share its
+  // holder, which has the block.
   if (hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)])
     directory_.add(block, chain_bits(core, hit));
   if (kind == access_kind::write) invalidate_outside_chain(core, block);
@@ -223,10 +234,14 @@ served_by memory_model::access_block(int core, std::uint64_t block, access_kind 
 }
 
 void memory_model::forget(int cache, std::uint64_t block) {
-  const int holder = caches_[static_cast<std::size_t>(cache)].holder;
-  for (const int other : holder_caches_[static_cast<std::size_t>(holder)])
-    if (other != cache && caches_[static_cast<std::size_t>(other)].cache.contains(block)) return;
-  directory_.remove(block, holder);
+  const modeled_cache& evicting = caches_[static_cast<std::size_t>(cache)];
+  if (evicting.sibling >= 0) {
+    if (caches_[static_cast<std::size_t>(evicting.sibling)].cache.contains(block)) return;
+  } else if (evicting.sibling == several_siblings) {
+    for (const int other : holder_caches_[static_cast<std::size_t>(evicting.holder)])
+      if (other != cache && caches_[static_cast<std::size_t>(other)].cache.contains(block)) return;
+  }
+  directory_.remove(block, evicting.holder);
 }
 
 const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) const {

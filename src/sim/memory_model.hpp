@@ -120,7 +120,13 @@ class memory_model {
     // moving a block between them needs no directory update); a number
     // after the cores' for an L3 or a shared L1/L2.
     int holder;
+    // The other cache of its holder (a core's L1 for its L2 and the other
+    // way round), no_sibling when the holder has no other, several_siblings
+    // when it has more than one: forget() asks it without a list walk.
+    int sibling = no_sibling;
   };
+  static constexpr int no_sibling = -1;
+  static constexpr int several_siblings = -2;
 
   served_by access_block(int core, std::uint64_t block, access_kind kind, cycles& cost);
   served_by serve_miss(int core, std::uint64_t block, cycles& cost);
