@@ -22,7 +22,7 @@ lru_cache::lru_cache(std::uint64_t capacity_blocks, int ways)
 bool lru_cache::touch(std::uint64_t block) {
   std::uint64_t* const set = slots_.data() + set_start(block);
   std::uint64_t* const end = set + ways_;
-  std::uint64_t* const hit = std::find(set, end, block);
+  std::uint64_t* const hit = std::find_if(set, end, [&](std::uint64_t s) { return holds(s, block); });
   if (hit == end) return false;
   std::rotate(set, hit, hit + 1);
   return true;
@@ -39,7 +39,7 @@ std::uint64_t lru_cache::insert(std::uint64_t block) {
 bool lru_cache::invalidate(std::uint64_t block) {
   std::uint64_t* const set = slots_.data() + set_start(block);
   std::uint64_t* const end = set + ways_;
-  std::uint64_t* const found = std::find(set, end, block);
+  std::uint64_t* const found = std::find_if(set, end, [&](std::uint64_t s) { return holds(s, block); });
   if (found == end) return false;
   std::copy(found + 1, end, found);
   end[-1] = no_block;
