@@ -26,4 +26,18 @@ std::uint64_t* block_directory::create(std::uint64_t block) {
   return slot->get() + (block & (chunk_blocks - 1)) * words_;
 }
 
+std::size_t block_directory::size() const {
+  std::size_t held = 0;
+  const auto count = [&](const std::uint64_t* chunk) {
+    for (std::uint64_t block = 0; block < chunk_blocks; ++block) {
+      const std::uint64_t* const b = chunk + block * words_;
+      held += static_cast<std::size_t>(std::any_of(b, b + words_, [](std::uint64_t w) { return w != 0; }));
+    }
+  };
+  for (const auto& chunk : indexed_)
+    if (chunk != nullptr) count(chunk.get());
+  for (const auto& [number, chunk] : chunks_) count(chunk.get());
+  return held;
+}
+
 }  // namespace locus::detail::sim

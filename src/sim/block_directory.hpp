@@ -29,8 +29,7 @@ class block_directory {
   // Words in a holder bit set: holder i is bit i % 64 of word i / 64.
   std::size_t words() const { return words_; }
 
-  // The holder bits of `block`, or nullptr when no holder has it. Valid
-  // until the next add or remove.
+  // The holder bits of `block`, or nullptr when no holder has it.
   const std::uint64_t* holders(std::uint64_t block) const {
     const std::uint64_t* const b = find(block);
     if (b == nullptr) return nullptr;
@@ -39,34 +38,29 @@ class block_directory {
     return nullptr;
   }
 
+  // The holder bits of `block`, all zero while no holder has it: read and
+  // updated in place by a caller that has several questions about one
+  // block. Chunks never move, so the pointer stays valid.
+  std::uint64_t* entry(std::uint64_t block) {
+    std::uint64_t* const b = find(block);
+    return b != nullptr ? b : create(block);
+  }
+
   // Adds the holders whose bits are set in `holders` (words() words).
   void add(std::uint64_t block, const std::uint64_t* holders) {
-    std::uint64_t* b = find(block);
-    if (b == nullptr) b = create(block);
-    bool was_held = false, is_held = false;
-    for (std::size_t w = 0; w < words_; ++w) {
-      was_held = was_held || b[w] != 0;
-      b[w] |= holders[w];
-      is_held = is_held || b[w] != 0;
-    }
-    count_ += static_cast<std::size_t>(is_held && !was_held);
+    std::uint64_t* const b = entry(block);
+    for (std::size_t w = 0; w < words_; ++w) b[w] |= holders[w];
   }
 
-  // Drops the holder; the block counts as held no more once none is left.
+  // Drops the holder.
   void remove(std::uint64_t block, int holder) {
     std::uint64_t* const b = find(block);
-    if (b == nullptr) return;
-    std::uint64_t& word = b[static_cast<std::size_t>(holder) / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (holder % 64);
-    if ((word & bit) == 0) return;
-    word &= ~bit;
-    for (std::size_t w = 0; w < words_; ++w)
-      if (b[w] != 0) return;
-    --count_;
+    if (b != nullptr) b[static_cast<std::size_t>(holder) / 64] &= ~(std::uint64_t{1} << (holder % 64));
   }
 
-  // Number of blocks at least one holder has.
-  std::size_t size() const { return count_; }
+  // Number of blocks at least one holder has: a walk over every chunk,
+  // for tests and reports.
+  std::size_t size() const;
 
  private:
   static constexpr int chunk_log2 = 12;
@@ -90,7 +84,6 @@ class block_directory {
   std::size_t words_;
   std::vector<std::unique_ptr<std::uint64_t[]>> indexed_;
   std::unordered_map<std::uint64_t, std::unique_ptr<std::uint64_t[]>> chunks_;
-  std::size_t count_ = 0;
 };
 
 }  // namespace locus::detail::sim

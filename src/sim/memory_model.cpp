@@ -226,22 +226,31 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
       evict(core, hit, evicted, counts);
   }
 
+  // The block's directory entry, fetched once for every question below:
+  // who else holds it (a miss), recording this chain's holders (a fill
+  // beyond the private caches), whom to invalidate (a write).
+  const bool fills_shared = hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)];
+  std::uint64_t* const holders =
+      hit == chain.size() || fills_shared || kind == access_kind::write ? directory_.entry(block)
+                                                                        : nullptr;
   served_by where;
   cycles cost = 0;
   if (hit < chain.size()) {
     where = caches_[static_cast<std::size_t>(chain[hit])].kind;
     cost = hit_cycles_[static_cast<std::size_t>(where)];
   } else {
-    where = serve_miss(core, block, cost);
+    where = serve_miss(core, block, holders, cost);
   }
   // Record the holders of the levels filled at once. A hit in one of the
   // core's private caches needs no record: the levels filled share its
   // holder, which has the block.
-  if (hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)])
-    directory_.add(block, chain_bits(core, hit));
+  if (fills_shared) {
+    const std::uint64_t* const filled = chain_bits(core, hit);
+    for (std::size_t word = 0; word < directory_.words(); ++word) holders[word] |= filled[word];
+  }
   if (kind == access_kind::write) {
     if (!chain.empty()) caches_[static_cast<std::size_t>(chain.front())].cache.mark_front_dirty(block);
-    cost = std::max(cost, invalidate_outside_chain(core, block, counts));
+    cost = std::max(cost, invalidate_outside_chain(core, block, holders, counts));
   }
   ++counts.served[static_cast<std::size_t>(where)];
   counts.total_cycles += cost;
@@ -274,12 +283,13 @@ const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) cons
          levels * directory_.words();
 }
 
-served_by memory_model::serve_miss(int core, std::uint64_t block, cycles& cost) {
+served_by memory_model::serve_miss(int core, std::uint64_t block, const std::uint64_t* holders,
+                                   cycles& cost) {
   const auto nodes = static_cast<std::size_t>(num_nodes_);
   const auto node = static_cast<std::size_t>(core_node_[static_cast<std::size_t>(core)]);
 
   // Every L3 holding the block is another core's: the core's own L3 missed.
-  if (const std::uint64_t* holders = directory_.holders(block)) {
+  {
     int nearest = -1;
     int nearest_distance = 0;
     for (std::size_t word = 0; word < directory_.words(); ++word) {
@@ -307,10 +317,8 @@ served_by memory_model::serve_miss(int core, std::uint64_t block, cycles& cost) 
   return home == node ? served_by::local_dram : served_by::remote_dram;
 }
 
-cycles memory_model::invalidate_outside_chain(int core, std::uint64_t block,
+cycles memory_model::invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
                                               access_counts& counts) {
-  const std::uint64_t* holders = directory_.holders(block);
-  if (holders == nullptr) return 0;
   const std::size_t words = directory_.words();
   const std::uint64_t* chain = chain_bits(core, chains_[static_cast<std::size_t>(core)].size());
   bool any = false;
@@ -322,14 +330,13 @@ cycles memory_model::invalidate_outside_chain(int core, std::uint64_t block,
   const auto nodes = static_cast<std::size_t>(num_nodes_);
   const auto node = static_cast<std::size_t>(core_node_[static_cast<std::size_t>(core)]);
   cycles farthest = 0;
-  // Removing entries may move the directory's storage: work from the copy.
   for (std::size_t word = 0; word < words; ++word) {
     for (std::uint64_t bits = scratch_bits_[word]; bits != 0; bits &= bits - 1) {
       const int holder = static_cast<int>(word * 64) + std::countr_zero(bits);
       bool had_copy = false;
       for (const int index : holder_caches_[static_cast<std::size_t>(holder)])
         had_copy = caches_[static_cast<std::size_t>(index)].cache.invalidate(block) || had_copy;
-      directory_.remove(block, holder);
+      holders[static_cast<std::size_t>(holder) / 64] &= ~(std::uint64_t{1} << (holder % 64));
       if (!had_copy) continue;  // a private bit that outlived its copies
       ++counts.invalidations;
       const auto holder_node = static_cast<std::size_t>(holder_node_[static_cast<std::size_t>(holder)]);

@@ -155,7 +155,9 @@ class memory_model {
 
   // One block access: adds it, its cost and its coherence traffic to `counts`.
   void access_block(int core, std::uint64_t block, access_kind kind, access_counts& counts);
-  served_by serve_miss(int core, std::uint64_t block, cycles& cost);
+  // A miss in the whole chain: the nearest other L3 among `holders` (the
+  // block's directory entry), else DRAM at the page's home.
+  served_by serve_miss(int core, std::uint64_t block, const std::uint64_t* holders, cycles& cost);
   // Level `level` of the core's chain evicted `slot`: a shared cache's
   // holder loses the block, and a dirty block goes to the next outer level
   // holding it, else back to DRAM.
@@ -167,10 +169,12 @@ class memory_model {
   // Directory bits of the holders of the first `levels` caches of the
   // core's chain; levels = the chain's length gives the whole chain.
   const std::uint64_t* chain_bits(int core, std::size_t levels) const;
-  // Removes the block from every holder outside the core's chain; counts
+  // Removes the block from every holder outside the core's chain (from
+  // `holders`, its directory entry, and their caches); counts
   // those that had a copy and returns the cycles of a line at the farthest
   // one's distance (0 when there was none).
-  cycles invalidate_outside_chain(int core, std::uint64_t block, access_counts& counts);
+  cycles invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
+                                  access_counts& counts);
   // Pages [first, last] overlapped by [address, address + bytes); false
   // for bytes == 0.
   bool page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
@@ -204,7 +208,7 @@ class memory_model {
   block_directory directory_;
   page_homes homes_;
   std::vector<access_counts> counters_;
-  std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's copy
+  std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's holders to remove
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
   std::vector<std::uint64_t> writeback_by_node_; // of the last access()
   static constexpr std::uint64_t no_page = ~std::uint64_t{0};
