@@ -2,7 +2,9 @@
 // write asks it whom to invalidate and a miss asks it which other L3 holds
 // the line, so neither has to search every cache of the machine. A holder
 // is a number below the count given at construction; the memory model uses
-// one per core (its private caches) and one per shared cache.
+// one per core (its private caches) and one per shared cache. What a bit
+// means is the memory model's to say (it lets a core's bit outlive the
+// core's copies); the directory only keeps the bits.
 //
 // A two-level table indexed by block number: chunks of 4096 blocks, each a
 // flat array of holder bit sets, found by index for the low chunk numbers
