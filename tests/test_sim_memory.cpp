@@ -10,7 +10,9 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +32,12 @@ namespace locus::detail::sim {
 // Failure messages say "remote_l3", not a byte value (found by argument-
 // dependent lookup, so it lives in served_by's namespace).
 void PrintTo(served_by where, std::ostream* out) { *out << to_string(where); }
+void PrintTo(const access_counts& c, std::ostream* out) {
+  for (std::size_t i = 0; i < served_by_count; ++i)
+    *out << to_string(static_cast<served_by>(i)) << " " << c.served[i] << ", ";
+  *out << c.total_cycles << " cycles, " << c.writebacks << " writebacks, " << c.invalidations
+       << " invalidations";
+}
 
 namespace {
 
@@ -271,7 +279,11 @@ TEST(MemoryModel, SharingAcrossCoresAndSockets) {
 
   // Counters accumulate per core: core 2 had remote L3, L1, remote L3.
   EXPECT_EQ(mm.counters(2), counts({{served_by::remote_l3, 2}, {served_by::l1, 1}}, 601));
-  EXPECT_EQ(mm.counters(0), counts({{served_by::local_dram, 1}, {served_by::l1, 1}}, 1001));
+  // Core 0's second write hit its L1 but waited for the copies it removed:
+  // core 1's (own L3 figure, 100), cores 2 and 3's and socket 1's L3 (300).
+  access_counts core0 = counts({{served_by::local_dram, 1}, {served_by::l1, 1}}, 1000 + 300);
+  core0.invalidations = 4;
+  EXPECT_EQ(mm.counters(0), core0);
   mm.reset_counters();
   for (int core = 0; core < 4; ++core) EXPECT_EQ(mm.counters(core), access_counts{});
   // Resetting counters leaves the caches as they were.
@@ -284,6 +296,97 @@ TEST(MemoryModel, WriteInvalidatesOnlyTheWrittenLine) {
   mm.access(0, 0, 8, access_kind::write);        // core 0 writes line 0
   EXPECT_EQ(served_once(mm, 2, line, access_kind::read), served_by::l1);
   EXPECT_EQ(served_once(mm, 2, 0, access_kind::read), served_by::remote_l3);
+}
+
+// ---------------------------------------------------------------------------
+// Writes: dirty lines, write-backs, invalidations
+
+access_counts with_traffic(access_counts c, std::uint64_t writebacks, std::uint64_t invalidations) {
+  c.writebacks = writebacks;
+  c.invalidations = invalidations;
+  return c;
+}
+
+TEST(MemoryModel, EvictingADirtyLineWritesItBackAndACleanOneDoesNot) {
+  // One core, an L1 of two lines (one set) and nothing else.
+  memory_model mm(test_machine("1x1:L1=128,L1assoc=2,L2=0,L3=0"));
+  EXPECT_EQ(mm.access(0, 0, 8, access_kind::write), counts({{served_by::local_dram, 1}}, 1000));
+  EXPECT_EQ(mm.access(0, line, 8, access_kind::read), counts({{served_by::local_dram, 1}}, 1000));
+  // Line 2 evicts line 0, dirty: a write-back to node 0 that costs the
+  // evicting core nothing.
+  EXPECT_EQ(mm.access(0, 2 * line, 8, access_kind::read),
+            with_traffic(counts({{served_by::local_dram, 1}}, 1000), 1, 0));
+  EXPECT_EQ(mm.last_writeback_blocks_by_node(), std::vector<std::uint64_t>{1});
+  // Line 3 evicts line 1, clean: none.
+  EXPECT_EQ(mm.access(0, 3 * line, 8, access_kind::read), counts({{served_by::local_dram, 1}}, 1000));
+  EXPECT_EQ(mm.last_writeback_blocks_by_node(), std::vector<std::uint64_t>{0});
+  // Written again after it came back: dirty again, written back again.
+  EXPECT_EQ(mm.access(0, 0, 8, access_kind::write), counts({{served_by::local_dram, 1}}, 1000));
+  EXPECT_EQ(mm.access(0, 0, 8, access_kind::write), counts({{served_by::l1, 1}}, 1));
+  mm.access(0, line, 2 * line, access_kind::read);
+  EXPECT_EQ(mm.counters(0).writebacks, 2u);
+  EXPECT_EQ(mm.counters(0).invalidations, 0u);
+}
+
+TEST(MemoryModel, ADirtyLineGoesToTheNextLevelHoldingItBeforeDram) {
+  // L1 of two lines, L2 of four, each one set, no L3.
+  memory_model mm(test_machine("1x1:L1=128,L1assoc=2,L2=256,L2assoc=4,L3=0"));
+  mm.access(0, 0, 8, access_kind::write);           // L1 [0 dirty], L2 [0]
+  mm.access(0, line, 8, access_kind::read);         // L1 [1, 0], L2 [1, 0]
+  // Line 2 evicts the dirty line 0 from L1 into L2, which holds it: no DRAM.
+  EXPECT_EQ(mm.access(0, 2 * line, 8, access_kind::read).writebacks, 0u);
+  EXPECT_EQ(mm.access(0, 3 * line, 8, access_kind::read).writebacks, 0u);  // L2 [3, 2, 1, 0]
+  // Line 4 evicts line 0, now dirty in L2, the last level: written back.
+  EXPECT_EQ(mm.access(0, 4 * line, 8, access_kind::read).writebacks, 1u);
+  EXPECT_EQ(mm.access(0, 5 * line, 8, access_kind::read).writebacks, 0u);  // line 1, clean
+}
+
+TEST(MemoryModel, AWriteInvalidatesOtherCopiesAndWaitsForTheFarthest) {
+  // Two sockets of two cores; a remote line costs 300, the own L3 100.
+  memory_model mm(test_machine("2x2:L1=1K,L2=4K,L3=16K,dist=10/20"));
+  const std::uint64_t x = 0;
+  mm.access(2, x, 8, access_kind::read);  // home on node 1; socket 1's L3 and core 2
+  mm.access(0, x, 8, access_kind::read);  // remote L3 hit; socket 0's L3 and core 0
+  mm.access(1, x, 8, access_kind::read);  // own L3 hit; core 1
+  // Core 1 hits its L1 but removes the copies of core 0 (same socket),
+  // core 2 and socket 1's L3 (the other): three holders, the farthest at 300.
+  EXPECT_EQ(mm.access(1, x, 8, access_kind::write),
+            with_traffic(counts({{served_by::l1, 1}}, 300), 0, 3));
+  // Core 0 gets it from the L3 they share, then writes it: only core 1's
+  // copy is elsewhere, on its own socket, at the own L3's 100 cycles.
+  EXPECT_EQ(mm.access(0, x, 8, access_kind::read), counts({{served_by::local_l3, 1}}, 100));
+  EXPECT_EQ(mm.access(0, x, 8, access_kind::write),
+            with_traffic(counts({{served_by::l1, 1}}, 100), 0, 1));
+  // Nobody else holds it now: the next write is a plain L1 hit.
+  EXPECT_EQ(mm.access(0, x, 8, access_kind::write), counts({{served_by::l1, 1}}, 1));
+  // A dirty copy removed by a write is not written back: its data moves to
+  // the writer. Core 2 misses everything but socket 0's L3 (remote, 300).
+  EXPECT_EQ(mm.access(2, x, 8, access_kind::write),
+            with_traffic(counts({{served_by::remote_l3, 1}}, 300), 0, 2));
+  EXPECT_EQ(mm.counters(1).invalidations, 3u);
+  EXPECT_EQ(mm.counters(0).invalidations, 1u);
+}
+
+TEST(MemoryModel, WritesGiveTheSameCountsOnEveryRun) {
+  const machine_model m = test_machine("4x2:L1=256,L1assoc=2,L2=1K,L2assoc=4,L3=4K,dist=10/20/30");
+  memory_model a(m), b(m);
+  std::uint64_t state = 7;
+  const auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const int core = static_cast<int>(next() % 8);
+    const std::uint64_t address = next() % (64 * page);
+    const std::uint64_t bytes = 1 + next() % 300;
+    const auto kind = next() % 2 == 0 ? access_kind::write : access_kind::read;
+    ASSERT_EQ(a.access(core, address, bytes, kind), b.access(core, address, bytes, kind));
+    ASSERT_EQ(a.last_writeback_blocks_by_node(), b.last_writeback_blocks_by_node());
+  }
+  access_counts total;
+  for (int core = 0; core < 8; ++core) total += a.counters(core);
+  EXPECT_GT(total.writebacks, 0u);
+  EXPECT_GT(total.invalidations, 0u);
 }
 
 // ---------------------------------------------------------------------------
@@ -630,6 +733,8 @@ TEST(MemoryModel, UnusableBlockAndPageSizesAreConfigErrors) {
   expect_contains(error_for({.page_bytes = 1000}), "page size 1000 bytes is not a power of two");
   expect_contains(error_for({.block_bytes = 2048}),
                   "the L1 cache of 1024 bytes holds no block of 2048 bytes");
+  expect_contains(config_error_message([] { memory_model mm(test_machine("1x1:L1=1K,line=2")); }),
+                  "block size 2 bytes is below 4 bytes");
 }
 
 TEST(MemoryModel, BadCoresAndRangesAreRejected) {
@@ -692,15 +797,45 @@ class reference_model {
         cost = m_.dram_cycles(distance(node, home));
       }
     }
-    for (std::size_t i = 0; i < hit; ++i) put(caches_[chain[i]], block);
-    if (kind == access_kind::write)
-      for (int i = 0; i < static_cast<int>(caches_.size()); ++i)
-        if (std::find(chain.begin(), chain.end(), i) == chain.end()) drop(caches_[i], block);
     access_counts counts;
+    for (std::size_t i = 0; i < hit; ++i) {
+      const std::optional<std::uint64_t> evicted = put(caches_[chain[i]], block);
+      if (!evicted || caches_[chain[i]].dirty.erase(*evicted) == 0) continue;
+      // A dirty block goes to the next outer level of the chain holding it,
+      // else back to DRAM at its page's home.
+      std::size_t outer = i + 1;
+      while (outer < chain.size() && !holds(caches_[chain[outer]], *evicted)) ++outer;
+      if (outer < chain.size()) {
+        caches_[chain[outer]].dirty.insert(*evicted);
+      } else {
+        ++counts.writebacks;
+        ++writebacks_by_node_[static_cast<std::size_t>(homes_.at(*evicted * line / page))];
+      }
+    }
+    if (kind == access_kind::write) {
+      if (!chain.empty()) caches_[chain.front()].dirty.insert(block);
+      // Every copy outside the chain goes; a core's private caches are one
+      // holder, every other cache is one; the write waits for the farthest.
+      std::set<std::pair<int, int>> holders;
+      cycles farthest = 0;
+      for (int i = 0; i < static_cast<int>(caches_.size()); ++i) {
+        cache& c = caches_[i];
+        if (std::find(chain.begin(), chain.end(), i) != chain.end() || !holds(c, block)) continue;
+        drop(c, block);
+        c.dirty.erase(block);
+        holders.insert(c.level < 3 && c.cores.size() == 1 ? std::pair{0, c.cores.front()}
+                                                           : std::pair{1, i});
+        farthest = std::max(farthest, m_.remote_l3_cycles(distance(node, c.node)));
+      }
+      counts.invalidations = holders.size();
+      cost = std::max(cost, farthest);
+    }
     counts.served[static_cast<std::size_t>(where)] = 1;
     counts.total_cycles = cost;
     return counts;
   }
+
+  const std::vector<std::uint64_t>& writebacks_by_node() const { return writebacks_by_node_; }
 
  private:
   struct cache {
@@ -709,6 +844,7 @@ class reference_model {
     std::vector<int> cores;
     std::vector<std::vector<std::uint64_t>> sets;  // most recent first
     std::uint64_t ways;
+    std::set<std::uint64_t> dirty;
   };
 
   int distance(int a, int b) const { return m_.topo.numa_distance[a][b]; }
@@ -727,10 +863,14 @@ class reference_model {
     set.insert(set.begin(), block);
     return true;
   }
-  static void put(cache& c, std::uint64_t block) {
+  // Returns the block it evicted, if any.
+  static std::optional<std::uint64_t> put(cache& c, std::uint64_t block) {
     auto& set = set_of(c, block);
     set.insert(set.begin(), block);
-    if (set.size() > c.ways) set.pop_back();
+    if (set.size() <= c.ways) return std::nullopt;
+    const std::uint64_t evicted = set.back();
+    set.pop_back();
+    return evicted;
   }
   static void drop(cache& c, std::uint64_t block) {
     auto& set = set_of(c, block);
@@ -740,6 +880,8 @@ class reference_model {
   const machine_model& m_;
   std::vector<cache> caches_;
   std::map<std::uint64_t, int> homes_;
+  std::vector<std::uint64_t> writebacks_by_node_ =
+      std::vector<std::uint64_t>(static_cast<std::size_t>(m_.topo.num_numa_nodes), 0);
 };
 
 void expect_same_as_reference(const std::string& topology_text, std::uint64_t lines_touched,
@@ -748,6 +890,8 @@ void expect_same_as_reference(const std::string& topology_text, std::uint64_t li
   const machine_model m = test_machine(topology_text);
   memory_model mm(m);
   reference_model ref(m);
+  std::vector<std::uint64_t> written_back(static_cast<std::size_t>(m.topo.num_numa_nodes), 0);
+  access_counts total;
   // A fixed linear congruential sequence (Knuth's MMIX constants): the same
   // stream on every run and platform.
   std::uint64_t state = 12345;
@@ -762,7 +906,14 @@ void expect_same_as_reference(const std::string& topology_text, std::uint64_t li
     const access_counts expected = ref.access(core, block, kind);
     ASSERT_EQ(mm.access(core, block * line, 8, kind), expected)
         << "access " << i << ": core " << core << ", line " << block;
+    const auto& nodes = mm.last_writeback_blocks_by_node();
+    for (std::size_t node = 0; node < nodes.size(); ++node) written_back[node] += nodes[node];
+    total += expected;
   }
+  EXPECT_EQ(written_back, ref.writebacks_by_node());
+  // The streams exercise every rule: write-backs and invalidations happen.
+  EXPECT_GT(total.writebacks, 0u);
+  EXPECT_GT(total.invalidations, 0u);
 }
 
 TEST(MemoryModel, AgreesWithABruteForceReference) {

@@ -336,15 +336,20 @@ void sim_engine::charge(cost_id op, int, int other) {
 
 fiber* sim_engine::home_fiber(int worker) { return workers_[static_cast<std::size_t>(worker)]->stack; }
 
-// The names LOCUS_STATS has always used for the memory model's levels.
+// The names LOCUS_STATS has always used for the memory model's levels, then
+// the coherence traffic (not accesses: consumers that sum the levels keep
+// to the first six).
 std::vector<std::string> sim_engine::counter_names() const {
-  return {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram"};
+  return {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram",
+          "writebacks", "invalidations"};
 }
 
 void sim_engine::read_counters(int worker, std::uint64_t* out) const {
   static_assert(sim::served_by_count == 6, "counter_names() lists one name per served_by");
   const auto& w = *workers_[static_cast<std::size_t>(worker)];
   for (std::size_t i = 0; i < sim::served_by_count; ++i) out[i] = w.served[i].load(std::memory_order_relaxed);
+  out[sim::served_by_count] = w.writebacks.load(std::memory_order_relaxed);
+  out[sim::served_by_count + 1] = w.invalidations.load(std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------ memory
@@ -383,6 +388,12 @@ void sim_engine::touch(const void* address, std::size_t bytes, access how) noexc
       if (counts.served[i] != 0)
         me.served[i].store(me.served[i].load(std::memory_order_relaxed) + counts.served[i],
                            std::memory_order_relaxed);
+    if (counts.writebacks != 0)
+      me.writebacks.store(me.writebacks.load(std::memory_order_relaxed) + counts.writebacks,
+                          std::memory_order_relaxed);
+    if (counts.invalidations != 0)
+      me.invalidations.store(me.invalidations.load(std::memory_order_relaxed) + counts.invalidations,
+                             std::memory_order_relaxed);
     at += piece;
   }
   yield_if_behind();

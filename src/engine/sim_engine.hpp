@@ -99,6 +99,8 @@ class sim_engine final : public engine {
     worker_view* view = nullptr;
     std::uint64_t spawns_charged = 0;
     std::atomic<std::uint64_t> served[sim::served_by_count] = {};
+    std::atomic<std::uint64_t> writebacks{0};     // the memory model's coherence traffic,
+    std::atomic<std::uint64_t> invalidations{0};  // after the served counts in counter_names()
   };
 
   static void virtual_thread_entry(boost::context::detail::transfer_t t);

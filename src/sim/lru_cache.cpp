@@ -1,6 +1,3 @@
-// Move-to-front sets: the order of a set's slots is its LRU order, so a hit
-// near the front (the common case) is found after a few comparisons and
-// the victim is always the last slot.
 #include "sim/lru_cache.hpp"
 
 #include <algorithm>
@@ -22,23 +19,13 @@ lru_cache::lru_cache(std::uint64_t capacity_blocks, int ways)
       sets_are_power_of_two_((sets_ & (sets_ - 1)) == 0),
       slots_(sets_ * static_cast<std::uint64_t>(ways_), no_block) {}
 
-std::uint64_t lru_cache::set_start(std::uint64_t block) const {
-  const std::uint64_t set = sets_are_power_of_two_ ? block & (sets_ - 1) : block % sets_;
-  return set * static_cast<std::uint64_t>(ways_);
-}
-
 bool lru_cache::touch(std::uint64_t block) {
   std::uint64_t* const set = slots_.data() + set_start(block);
   std::uint64_t* const end = set + ways_;
-  std::uint64_t* const hit = std::find(set, end, block);
+  std::uint64_t* const hit = std::find_if(set, end, [&](std::uint64_t s) { return holds(s, block); });
   if (hit == end) return false;
   std::rotate(set, hit, hit + 1);
   return true;
-}
-
-bool lru_cache::contains(std::uint64_t block) const {
-  const std::uint64_t* const set = slots_.data() + set_start(block);
-  return std::find(set, set + ways_, block) != set + ways_;
 }
 
 std::uint64_t lru_cache::insert(std::uint64_t block) {
@@ -52,7 +39,7 @@ std::uint64_t lru_cache::insert(std::uint64_t block) {
 bool lru_cache::invalidate(std::uint64_t block) {
   std::uint64_t* const set = slots_.data() + set_start(block);
   std::uint64_t* const end = set + ways_;
-  std::uint64_t* const found = std::find(set, end, block);
+  std::uint64_t* const found = std::find_if(set, end, [&](std::uint64_t s) { return holds(s, block); });
   if (found == end) return false;
   std::copy(found + 1, end, found);
   end[-1] = no_block;

@@ -1,6 +1,14 @@
 // One cache of the modeled machine: set-associative, least recently used
-// replacement, holding block numbers (address / block size). It knows
-// nothing of levels, cores or coherence; the memory model does.
+// replacement, holding block numbers (address / block size), each clean or
+// dirty. It knows nothing of levels, cores or coherence; the memory model
+// does.
+//
+// Move-to-front sets: the order of a set's slots is its LRU order, so a hit
+// near the front (the common case) is found after a few comparisons and
+// the victim is always the last slot. A slot is the block number with the
+// top bit set while the block is dirty, so the flag moves with the block
+// at no cost. The lookups are defined here, inline: the memory model makes
+// several per simulated line.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +18,17 @@ namespace locus::detail::sim {
 
 class lru_cache {
  public:
-  // A slot holding no block. The memory model never forms this block
-  // number: no access may reach the last byte of the address space.
+  // A slot holding no block. Block numbers stay below max_block, so no
+  // block, clean or dirty, reads as this.
   static constexpr std::uint64_t no_block = ~std::uint64_t{0};
+  static constexpr std::uint64_t dirty_bit = std::uint64_t{1} << 63;
+  // Every block number given to a cache must be below this (the memory
+  // model's blocks are at least 4 bytes, so their numbers are).
+  static constexpr std::uint64_t max_block = std::uint64_t{1} << 62;
+
+  // What a slot holds, without its dirty flag, and whether it is dirty.
+  static std::uint64_t block_of(std::uint64_t slot) { return slot & ~dirty_bit; }
+  static bool is_dirty(std::uint64_t slot) { return slot != no_block && (slot & dirty_bit) != 0; }
 
   // `capacity_blocks` blocks in sets of `ways`; ways 0, or more ways than
   // blocks, makes it fully associative (one set). Sets are
@@ -24,16 +40,62 @@ class lru_cache {
 
   // A hit makes the block the most recently used of its set.
   bool touch(std::uint64_t block);
-  bool contains(std::uint64_t block) const;
-  // Inserts an absent block as the most recently used of its set and
-  // returns the block it evicted (the least recently used), or no_block.
+  bool contains(std::uint64_t block) const {
+    const std::uint64_t* const set = slots_.data() + set_start(block);
+    for (int way = 0; way < ways_; ++way)
+      if (holds(set[way], block)) return true;
+    return false;
+  }
+  // Inserts an absent block, clean, as the most recently used of its set
+  // and returns the block it evicted (the least recently used), or
+  // no_block. The evicted block is a slot: block_of() and is_dirty() read it.
   std::uint64_t insert(std::uint64_t block);
-  // Removes the block if present; returns whether it was.
+  // touch(), and on a miss insert(), in one pass over the set: each slot
+  // takes the one before it (the first takes `block`) until the block is
+  // found, which is touch()'s rotation on a hit and insert()'s shift on a
+  // miss. Returns whether it hit; after a miss `evicted` is the slot
+  // insert() would have returned.
+  bool touch_or_insert(std::uint64_t block, std::uint64_t& evicted) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    std::uint64_t carry = block;
+    for (int way = 0; way < ways_; ++way) {
+      const std::uint64_t held = set[way];
+      set[way] = carry;
+      if (holds(held, block)) {
+        set[0] = held;  // a hit keeps its dirty flag
+        return true;
+      }
+      carry = held;
+    }
+    evicted = carry;
+    return false;
+  }
+  // Marks the block dirty, where it is, without changing the LRU order;
+  // returns whether the cache holds it.
+  bool mark_dirty(std::uint64_t block) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    for (int way = 0; way < ways_; ++way)
+      if (holds(set[way], block)) {
+        set[way] |= dirty_bit;
+        return true;
+      }
+    return false;
+  }
+  // mark_dirty() for the block just touched or inserted: the front of its set.
+  void mark_front_dirty(std::uint64_t block) { slots_[set_start(block)] |= dirty_bit; }
+  // Removes the block if present, dirty or not; returns whether it was.
   bool invalidate(std::uint64_t block);
 
  private:
+  // Whether a slot holds the block, clean or dirty: equal but for the
+  // dirty bit (no_block differs from every block below max_block).
+  static bool holds(std::uint64_t slot, std::uint64_t block) { return ((slot ^ block) << 1) == 0; }
+
   // Index in slots_ of the first slot of the block's set.
-  std::uint64_t set_start(std::uint64_t block) const;
+  std::uint64_t set_start(std::uint64_t block) const {
+    const std::uint64_t set = sets_are_power_of_two_ ? block & (sets_ - 1) : block % sets_;
+    return set * static_cast<std::uint64_t>(ways_);
+  }
 
   std::uint64_t sets_;
   int ways_;

@@ -14,6 +14,10 @@ namespace {
 // left out of the model.
 constexpr int deepest_modeled_level = 3;
 
+// Blocks of at least 4 bytes keep every block number below
+// lru_cache::max_block.
+constexpr std::uint64_t minimum_block_bytes = 4;
+
 bool is_modeled(const cache_info& cache) {
   return cache.level >= 1 && cache.level <= deepest_modeled_level && !cache.cores.empty();
 }
@@ -48,6 +52,11 @@ std::uint64_t choose_block_bytes(const topology& topo, const memory_options& opt
     reject("page size " + std::to_string(options.page_bytes) + " bytes is not a power of two");
   if (!std::has_single_bit(block))
     reject("block size " + std::to_string(block) + " bytes is not a power of two");
+  if (block < minimum_block_bytes)
+    reject("block size " + std::to_string(block) + " bytes is below " +
+           std::to_string(minimum_block_bytes) +
+           " bytes, the smallest the model can use (a cache keeps a flag in a block number's "
+           "top bits); choose a larger block");
   if (block < line)
     reject("block size " + std::to_string(block) + " bytes is smaller than the cache line (" +
            std::to_string(line) + " bytes)");
@@ -88,6 +97,8 @@ std::uint64_t access_counts::accesses() const {
 access_counts& access_counts::operator+=(const access_counts& other) {
   for (std::size_t i = 0; i < served_by_count; ++i) served[i] += other.served[i];
   total_cycles += other.total_cycles;
+  writebacks += other.writebacks;
+  invalidations += other.invalidations;
   return *this;
 }
 
@@ -101,7 +112,8 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       homes_(machine.topo.num_numa_nodes, options.policy),
       counters_(static_cast<std::size_t>(machine.topo.num_cores())),
       scratch_bits_(directory_.words()),
-      dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0) {
+      dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0),
+      writeback_by_node_(dram_by_node_.size(), 0) {
   const topology& topo = machine.topo;
   const auto num_cores = static_cast<std::size_t>(topo.num_cores());
   for (const auto& core : topo.cores) core_node_.push_back(core.numa_node);
@@ -123,12 +135,15 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
     holder_caches_[static_cast<std::size_t>(holder)].push_back(index);
     caches_.push_back({lru_cache(capacity, info.associativity), kind_of_level(info.level),
                        core_node_.at(static_cast<std::size_t>(info.cores.front())), info.level,
-                       info.cores, holder});
+                       info.cores, holder, !is_private(info)});
     for (const int core : info.cores) chains_.at(static_cast<std::size_t>(core)).push_back(index);
     if (info.level == deepest_modeled_level)
       l3_holder_bits_[static_cast<std::size_t>(holder) / 64] |= std::uint64_t{1} << (holder % 64);
   }
 
+  holder_node_ = core_node_;  // the cores' private holders, then one per shared cache
+  for (std::size_t holder = num_cores; holder < holder_caches_.size(); ++holder)
+    holder_node_.push_back(caches_[static_cast<std::size_t>(holder_caches_[holder].front())].node);
   const std::size_t words = directory_.words();
   for (std::size_t core = 0; core < num_cores; ++core) {
     auto& chain = chains_[core];
@@ -175,58 +190,92 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
     throw std::out_of_range("simulator memory model: no core " + std::to_string(core));
   access_counts result;
   if (bytes == 0) return result;
-  // Keeping the last byte of the address space out of reach keeps every
-  // block number below lru_cache::no_block.
+  // The range's end must not wrap around; blocks of at least 4 bytes keep
+  // every block number below lru_cache::max_block.
   if (bytes > std::numeric_limits<std::uint64_t>::max() - address)
     throw std::out_of_range("simulator memory model: access reaches the end of the address space");
 
   std::fill(dram_by_node_.begin(), dram_by_node_.end(), 0);
+  std::fill(writeback_by_node_.begin(), writeback_by_node_.end(), 0);
   const std::uint64_t first = address >> block_shift_;
   const std::uint64_t last = (address + bytes - 1) >> block_shift_;
   for (std::uint64_t block = first;; ++block) {
-    cycles cost = 0;
-    const served_by where = access_block(core, block, kind, cost);
-    ++result.served[static_cast<std::size_t>(where)];
-    result.total_cycles += cost;
+    access_block(core, block, kind, result);
     if (block == last) break;
   }
   counters_[static_cast<std::size_t>(core)] += result;
   return result;
 }
 
-served_by memory_model::access_block(int core, std::uint64_t block, access_kind kind,
-                                     cycles& cost) {
+// One pass down the chain: each level that misses gets the block at once
+// (touch_or_insert), which gives the same caches as looking up every level
+// first and filling the inner ones after: an eviction asks only about other
+// blocks than this one, and whether a cache holds them, not in which order;
+// serve_miss() asks only about this block. A hit in the core's L1 reads
+// nothing else unless it is a write.
+void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
+                                access_counts& counts) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
   std::size_t hit = 0;
-  while (hit < chain.size() && !caches_[static_cast<std::size_t>(chain[hit])].cache.touch(block))
-    ++hit;
+  for (; hit < chain.size(); ++hit) {
+    std::uint64_t evicted = lru_cache::no_block;
+    modeled_cache& level = caches_[static_cast<std::size_t>(chain[hit])];
+    if (level.cache.touch_or_insert(block, evicted)) break;
+    // A clean block leaving a core's private cache needs nothing more.
+    if (evicted != lru_cache::no_block && (level.exact_holder || lru_cache::is_dirty(evicted)))
+      evict(core, hit, evicted, counts);
+  }
 
+  // The block's directory entry, fetched once for every question below:
+  // who else holds it (a miss), recording this chain's holders (a fill
+  // beyond the private caches), whom to invalidate (a write).
+  const bool fills_shared = hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)];
+  std::uint64_t* const holders =
+      hit == chain.size() || fills_shared || kind == access_kind::write ? directory_.entry(block)
+                                                                        : nullptr;
   served_by where;
+  cycles cost = 0;
   if (hit < chain.size()) {
     where = caches_[static_cast<std::size_t>(chain[hit])].kind;
     cost = hit_cycles_[static_cast<std::size_t>(where)];
   } else {
-    where = serve_miss(core, block, cost);
+    where = serve_miss(core, block, holders, cost);
   }
-  // Fill the levels inside the hit (all of them after a miss), then record
-  // their holders at once. A hit in one of the core's private caches needs
-  // no record: the levels filled share its holder, which has the block.
-  for (std::size_t inner = 0; inner < hit; ++inner) {
-    const std::uint64_t evicted =
-        caches_[static_cast<std::size_t>(chain[inner])].cache.insert(block);
-    if (evicted != lru_cache::no_block) forget(chain[inner], evicted);
+  // Record the holders of the levels filled at once. A hit in one of the
+  // core's private caches needs no record: the levels filled share its
+  // holder, which has the block.
+  if (fills_shared) {
+    const std::uint64_t* const filled = chain_bits(core, hit);
+    for (std::size_t word = 0; word < directory_.words(); ++word) holders[word] |= filled[word];
   }
-  if (hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)])
-    directory_.add(block, chain_bits(core, hit));
-  if (kind == access_kind::write) invalidate_outside_chain(core, block);
-  return where;
+  if (kind == access_kind::write) {
+    if (!chain.empty()) caches_[static_cast<std::size_t>(chain.front())].cache.mark_front_dirty(block);
+    cost = std::max(cost, invalidate_outside_chain(core, block, holders, counts));
+  }
+  ++counts.served[static_cast<std::size_t>(where)];
+  counts.total_cycles += cost;
 }
 
-void memory_model::forget(int cache, std::uint64_t block) {
-  const int holder = caches_[static_cast<std::size_t>(cache)].holder;
-  for (const int other : holder_caches_[static_cast<std::size_t>(holder)])
-    if (other != cache && caches_[static_cast<std::size_t>(other)].cache.contains(block)) return;
-  directory_.remove(block, holder);
+void memory_model::evict(int core, std::size_t level, std::uint64_t slot, access_counts& counts) {
+  const auto& chain = chains_[static_cast<std::size_t>(core)];
+  const std::uint64_t block = lru_cache::block_of(slot);
+  const modeled_cache& evicting = caches_[static_cast<std::size_t>(chain[level])];
+  if (evicting.exact_holder) directory_.remove(block, evicting.holder);
+  if (!lru_cache::is_dirty(slot)) return;
+  for (std::size_t outer = level + 1; outer < chain.size(); ++outer)
+    if (caches_[static_cast<std::size_t>(chain[outer])].cache.mark_dirty(block)) return;
+  const int home = home_for(block, core_node_[static_cast<std::size_t>(core)]);
+  ++writeback_by_node_[static_cast<std::size_t>(home)];
+  ++counts.writebacks;
+}
+
+int memory_model::home_for(std::uint64_t block, int node) {
+  const std::uint64_t page = block >> blocks_per_page_shift_;
+  if (page != last_page_) {
+    last_home_ = homes_.home_for_access(page, node);
+    last_page_ = page;
+  }
+  return last_home_;
 }
 
 const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) const {
@@ -234,12 +283,13 @@ const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) cons
          levels * directory_.words();
 }
 
-served_by memory_model::serve_miss(int core, std::uint64_t block, cycles& cost) {
+served_by memory_model::serve_miss(int core, std::uint64_t block, const std::uint64_t* holders,
+                                   cycles& cost) {
   const auto nodes = static_cast<std::size_t>(num_nodes_);
   const auto node = static_cast<std::size_t>(core_node_[static_cast<std::size_t>(core)]);
 
   // Every L3 holding the block is another core's: the core's own L3 missed.
-  if (const std::uint64_t* holders = directory_.holders(block)) {
+  {
     int nearest = -1;
     int nearest_distance = 0;
     for (std::size_t word = 0; word < directory_.words(); ++word) {
@@ -261,16 +311,14 @@ served_by memory_model::serve_miss(int core, std::uint64_t block, cycles& cost) 
     }
   }
 
-  const std::uint64_t page = block >> blocks_per_page_shift_;
-  const auto home = static_cast<std::size_t>(homes_.home_for_access(page, static_cast<int>(node)));
+  const auto home = static_cast<std::size_t>(home_for(block, static_cast<int>(node)));
   cost = dram_cycles_[node * nodes + home];
   ++dram_by_node_[home];
   return home == node ? served_by::local_dram : served_by::remote_dram;
 }
 
-void memory_model::invalidate_outside_chain(int core, std::uint64_t block) {
-  const std::uint64_t* holders = directory_.holders(block);
-  if (holders == nullptr) return;
+cycles memory_model::invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
+                                              access_counts& counts) {
   const std::size_t words = directory_.words();
   const std::uint64_t* chain = chain_bits(core, chains_[static_cast<std::size_t>(core)].size());
   bool any = false;
@@ -278,16 +326,24 @@ void memory_model::invalidate_outside_chain(int core, std::uint64_t block) {
     scratch_bits_[word] = holders[word] & ~chain[word];
     any = any || scratch_bits_[word] != 0;
   }
-  if (!any) return;  // the common case: nobody else holds what this core writes
-  // Removing entries may move the directory's storage: work from the copy.
+  if (!any) return 0;  // the common case: nobody else holds what this core writes
+  const auto nodes = static_cast<std::size_t>(num_nodes_);
+  const auto node = static_cast<std::size_t>(core_node_[static_cast<std::size_t>(core)]);
+  cycles farthest = 0;
   for (std::size_t word = 0; word < words; ++word) {
     for (std::uint64_t bits = scratch_bits_[word]; bits != 0; bits &= bits - 1) {
       const int holder = static_cast<int>(word * 64) + std::countr_zero(bits);
+      bool had_copy = false;
       for (const int index : holder_caches_[static_cast<std::size_t>(holder)])
-        caches_[static_cast<std::size_t>(index)].cache.invalidate(block);
-      directory_.remove(block, holder);
+        had_copy = caches_[static_cast<std::size_t>(index)].cache.invalidate(block) || had_copy;
+      holders[static_cast<std::size_t>(holder) / 64] &= ~(std::uint64_t{1} << (holder % 64));
+      if (!had_copy) continue;  // a private bit that outlived its copies
+      ++counts.invalidations;
+      const auto holder_node = static_cast<std::size_t>(holder_node_[static_cast<std::size_t>(holder)]);
+      farthest = std::max(farthest, remote_l3_cycles_[node * nodes + holder_node]);
     }
   }
+  return farthest;
 }
 
 bool memory_model::page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
@@ -311,12 +367,14 @@ void memory_model::bind(std::uint64_t address, std::uint64_t bytes, int node) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.bind(first, last, node);
+  last_page_ = no_page;
 }
 
 void memory_model::interleave(std::uint64_t address, std::uint64_t bytes) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.interleave(first, last);
+  last_page_ = no_page;
 }
 
 std::optional<int> memory_model::home_of(std::uint64_t address) const {

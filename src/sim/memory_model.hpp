@@ -19,8 +19,22 @@
 //   a hit at an outer level does not refresh the inner ones.
 // - Coherence by write-invalidate: after a write, the block is in no cache
 //   outside the writer's chain (other cores' private caches, other L3s).
-//   Invalidation takes no time itself; it costs the misses it causes. Dirty
-//   state, write-backs and upgrade traffic are not modeled.
+//   The write waits for the farthest copy it removes: it costs at least a
+//   line at that holder's distance (the remote rule for L3 hits; the own
+//   L3's figure on the writer's node), its "upgrade". Each holder whose
+//   copies it removed counts one invalidation. A dirty copy removed so is
+//   not written back: its data goes to the writer, whose copy is dirty.
+// - Dirty lines, write-back caches: a write leaves the block dirty in the
+//   innermost cache of the writer's chain (its L1). A dirty block evicted
+//   from a level is written into the next outer level of the same chain if
+//   that level holds the block (it becomes dirty there, its LRU place
+//   unchanged), else to DRAM at its page's home: a write-back, counted per
+//   home node (last_writeback_blocks_by_node). An L3, the last level,
+//   always writes back. A write-back costs the evicting core nothing: write
+//   buffers take it off the critical path; what it costs is bandwidth at
+//   the home's controller, which the engine's bandwidth model charges.
+//   Reads leave other caches' dirty copies dirty (like MOESI's owned state,
+//   the owner writes the block back when it evicts it).
 // - Costs: L1, L2 and own-L3 hits cost the latency table's figures; remote
 //   L3 hits and DRAM accesses cost the machine model's remote rule at the
 //   NUMA distance between the core's node and the node of the L3 or page.
@@ -47,10 +61,16 @@ inline constexpr std::size_t served_by_count = 6;
 
 const char* to_string(served_by where);
 
-// Block accesses by where they were served, and the cycles they cost.
+// Block accesses by where they were served, and the cycles they cost;
+// beside them, the coherence traffic they caused (not accesses themselves).
 struct access_counts {
   std::array<std::uint64_t, served_by_count> served{};
   cycles total_cycles = 0;
+  // Dirty blocks evicted to DRAM, by any level of the core's chain.
+  std::uint64_t writebacks = 0;
+  // Holders (a core's private caches, a shared cache) whose copies the
+  // core's writes removed.
+  std::uint64_t invalidations = 0;
 
   std::uint64_t operator[](served_by where) const {
     return served[static_cast<std::size_t>(where)];
@@ -62,7 +82,9 @@ struct access_counts {
 
 struct memory_options {
   // 0: the topology's cache line (the largest, if levels differ; 64 with no
-  // caches). Otherwise a power of two, at least the line, at most a page.
+  // caches). Otherwise a power of two, at least the line, at most a page,
+  // and at least 4 bytes (a cache keeps a flag in the top bits of a block
+  // number).
   std::uint64_t block_bytes = 0;
   std::uint64_t page_bytes = 4096;  // a power of two
   page_policy policy = page_policy::first_touch;
@@ -98,6 +120,9 @@ class memory_model {
   // Blocks the last access() served from DRAM, by home node: what a
   // bandwidth model charges to each memory controller.
   const std::vector<std::uint64_t>& last_dram_blocks_by_node() const { return dram_by_node_; }
+  // Dirty blocks the last access() wrote back to DRAM, by home node: the
+  // controllers' write traffic.
+  const std::vector<std::uint64_t>& last_writeback_blocks_by_node() const { return writeback_by_node_; }
 
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
@@ -120,17 +145,36 @@ class memory_model {
     // moving a block between them needs no directory update); a number
     // after the cores' for an L3 or a shared L1/L2.
     int holder;
+    // A shared cache's directory bit is exact: cleared when it evicts the
+    // block (remote L3 hits are chosen by it). A core's private bit may
+    // outlive its copies: evicting from L1 or L2 leaves it, which spares
+    // every private eviction a directory update and a look into the other
+    // private cache; the next write elsewhere finds no copy and clears it.
+    bool exact_holder;
   };
 
-  served_by access_block(int core, std::uint64_t block, access_kind kind, cycles& cost);
-  served_by serve_miss(int core, std::uint64_t block, cycles& cost);
-  // `cache` evicted `block`: its holder loses it unless another cache of
-  // the same holder still has it.
-  void forget(int cache, std::uint64_t block);
+  // One block access: adds it, its cost and its coherence traffic to `counts`.
+  void access_block(int core, std::uint64_t block, access_kind kind, access_counts& counts);
+  // A miss in the whole chain: the nearest other L3 among `holders` (the
+  // block's directory entry), else DRAM at the page's home.
+  served_by serve_miss(int core, std::uint64_t block, const std::uint64_t* holders, cycles& cost);
+  // Level `level` of the core's chain evicted `slot`: a shared cache's
+  // holder loses the block, and a dirty block goes to the next outer level
+  // holding it, else back to DRAM.
+  void evict(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
+  // The home of the block's page, giving it one (first touch from `node`)
+  // if it has none; the last page's home is remembered, as a run of blocks
+  // asks about one page many times. bind() and interleave() forget it.
+  int home_for(std::uint64_t block, int node);
   // Directory bits of the holders of the first `levels` caches of the
   // core's chain; levels = the chain's length gives the whole chain.
   const std::uint64_t* chain_bits(int core, std::size_t levels) const;
-  void invalidate_outside_chain(int core, std::uint64_t block);
+  // Removes the block from every holder outside the core's chain (from
+  // `holders`, its directory entry, and their caches); counts
+  // those that had a copy and returns the cycles of a line at the farthest
+  // one's distance (0 when there was none).
+  cycles invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
+                                  access_counts& counts);
   // Pages [first, last] overlapped by [address, address + bytes); false
   // for bytes == 0.
   bool page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
@@ -150,6 +194,7 @@ class memory_model {
   // holder's. A hit inside them needs no directory update.
   std::vector<std::size_t> private_levels_;
   std::vector<int> core_node_;
+  std::vector<int> holder_node_;                 // per holder: its NUMA node
   // Per core, chain length + 1 bit sets (directory words each): the holder
   // bits of its first 0, 1, ... caches, starting at its offset.
   std::vector<std::uint64_t> chain_prefix_bits_;
@@ -163,8 +208,12 @@ class memory_model {
   block_directory directory_;
   page_homes homes_;
   std::vector<access_counts> counters_;
-  std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's copy
+  std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's holders to remove
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
+  std::vector<std::uint64_t> writeback_by_node_; // of the last access()
+  static constexpr std::uint64_t no_page = ~std::uint64_t{0};
+  std::uint64_t last_page_ = no_page;            // home_for()'s memory
+  int last_home_ = 0;
 };
 
 }  // namespace locus::detail::sim
