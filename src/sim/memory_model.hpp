@@ -98,6 +98,9 @@ class memory_model {
   // Blocks the last access() served from DRAM, by home node: what a
   // bandwidth model charges to each memory controller.
   const std::vector<std::uint64_t>& last_dram_blocks_by_node() const { return dram_by_node_; }
+  // Blocks the last access() got from another L3, by that L3's node: what
+  // crosses the interconnect from it.
+  const std::vector<std::uint64_t>& last_remote_l3_blocks_by_node() const { return remote_l3_by_node_; }
 
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
@@ -165,6 +168,7 @@ class memory_model {
   std::vector<access_counts> counters_;
   std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's copy
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
+  std::vector<std::uint64_t> remote_l3_by_node_; // of the last access()
 };
 
 }  // namespace locus::detail::sim
