@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "locus/annotate.hpp"
 #include "locus/locus.hpp"
 #include "sim/contention.hpp"
 #include "sim/machine_model.hpp"
@@ -127,6 +128,125 @@ figures expected(const sim::machine_model& m) {
           std::min({controller, link, cores * little(remote_ns)}),
           local_ns,
           remote_ns};
+}
+
+// ------------------------------------------------------------ the parts
+
+TEST(Interconnect, LinksFollowTheOneHopDistances) {
+  const sim::interconnect ring(sim::find_machine("numa-ws-4x8").topo);  // 10/20/30 ring of 4
+  EXPECT_EQ(ring.links.size(), 8u);                                     // each node to its two neighbours
+  EXPECT_EQ(ring.route(0, 1).size(), 1u);
+  EXPECT_EQ(ring.route(0, 3).size(), 1u);
+  ASSERT_EQ(ring.route(0, 2).size(), 2u);  // over node 1, the lower of the two ways
+  EXPECT_EQ(ring.links[static_cast<std::size_t>(ring.route(0, 2)[0])], (std::pair<int, int>{0, 1}));
+  EXPECT_EQ(ring.links[static_cast<std::size_t>(ring.route(0, 2)[1])], (std::pair<int, int>{1, 2}));
+  EXPECT_TRUE(ring.route(2, 2).empty());
+
+  const sim::interconnect mesh(sim::find_machine("tbb-numa-westmere-4x8").topo);  // 10/20: all one hop
+  EXPECT_EQ(mesh.links.size(), 12u);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(mesh.route(a, b).size(), a == b ? 0u : 1u);
+}
+
+sim::machine_model slow_two_nodes() {
+  sim::machine_model m = sim::find_machine("tbb-numa-nehalem-2x4");
+  m.clock_ghz = 1;                  // 1 cycle = 1 ns
+  m.memory_controller_gbps = 1;     // a 64-byte block: 64 cycles of a controller
+  m.link_gbps = 0.5;                // 128 cycles of a link
+  m.links_per_hop = 1;
+  return m;
+}
+
+TEST(Contention, EachResourceServesInTheOrderOfRequests) {
+  sim::contention queues(slow_two_nodes(), 64);
+  const std::vector<std::uint64_t> none{0, 0};
+  // Ten local blocks at time 0 hold node 0's controller until 640.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 0, std::vector<std::uint64_t>{10, 0}, none), 640);
+  // A block requested at 100 waits for them.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 100, std::vector<std::uint64_t>{1, 0}, none), 704);
+  // Node 1's controller is free; its block also crosses the link 1 -> 0.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 100, std::vector<std::uint64_t>{0, 1}, none), 228);
+  // A block from node 1's L3 needs only the link, which is busy until 228.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 200, none, std::vector<std::uint64_t>{0, 1}), 356);
+  // The other direction of the link is another resource.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(1, 200, std::vector<std::uint64_t>{1, 0}, none), 704 + 64);
+  // After idle time a resource starts at the request.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 10000, std::vector<std::uint64_t>{1, 0}, none), 10064);
+}
+
+TEST(Contention, WritebacksOccupyTheHomeControllerAndTheLinks) {
+  sim::contention queues(slow_two_nodes(), 64);
+  const std::vector<std::uint64_t> none{0, 0};
+  // Node 0 writes five blocks back to node 1: posted at 0, they hold node
+  // 1's controller until 320 and the link 0 -> 1 until 640.
+  queues.reserve_writebacks(0, 0, std::vector<std::uint64_t>{0, 5});
+  EXPECT_DOUBLE_EQ(queues.controller_free(1), 320);
+  EXPECT_DOUBLE_EQ(queues.controller_free(0), 0);
+  EXPECT_DOUBLE_EQ(queues.link_free(queues.links().route(0, 1)[0]), 640);
+  EXPECT_DOUBLE_EQ(queues.link_free(queues.links().route(1, 0)[0]), 0);
+  // A read of node 1's memory by node 1 waits behind them.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(1, 0, std::vector<std::uint64_t>{0, 1}, none), 384);
+}
+
+TEST(Contention, UnlimitedResourcesNeverDelay) {
+  sim::machine_model m = slow_two_nodes();
+  m.memory_controller_gbps = 0;
+  m.link_gbps = 0;
+  sim::contention queues(m, 64);
+  EXPECT_FALSE(queues.enabled());
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 50, std::vector<std::uint64_t>{1000, 1000}, std::vector<std::uint64_t>{0, 9}), 50);
+}
+
+// One worker, lines that are all cold (DRAM, local): a chase of separate
+// one-line touches pays every latency; a gather of the same lines overlaps
+// them up to the outstanding misses; a sequential touch of as many lines is
+// faster still (the prefetcher).
+TEST(MemoryParallelism, ChaseGatherAndStream) {
+  const std::string machine = "numa-ws-4x8";
+  const sim::machine_model m = sim::find_machine(machine);
+  constexpr std::size_t lines = 8192;
+  const std::size_t per_line = line / sizeof(double);
+  std::vector<std::uint32_t> order(lines);
+  std::iota(order.begin(), order.end(), 0u);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  auto simulated_ns = [&](int how) {
+    page_array data(lines * per_line);
+    locus::runtime rt(on(machine, 1));
+    locus::reset_stats();
+    locus::fork_join(
+        [&] {
+          const double* base = data.data.get();
+          if (how == 0)
+            for (const std::uint32_t i : order) locus::touch(base + i * per_line, sizeof(double));
+          if (how == 1) {
+            std::vector<std::uint32_t> index(lines);
+            for (std::size_t k = 0; k < lines; ++k) index[k] = order[k] * static_cast<std::uint32_t>(per_line);
+            locus::touch_indexed(base, index.data(), lines, sizeof(double));
+          }
+          if (how == 2) locus::touch(base, lines * line);
+        },
+        [] {});
+    const auto total = locus::get_stats().total();
+    EXPECT_EQ(total.counter("local_dram"), lines);
+    return locus::get_stats().elapsed_s * 1e9;
+  };
+  const double latency_ns = static_cast<double>(m.latency.local_dram) / m.clock_ghz;
+  const double chase = simulated_ns(0), gather = simulated_ns(1), stream = simulated_ns(2);
+  const auto near = [](double value, double target) { return std::abs(value / target - 1) <= tolerance; };
+  EXPECT_TRUE(near(chase, lines * latency_ns)) << chase;
+  EXPECT_TRUE(near(gather, lines * latency_ns / m.outstanding_misses)) << gather;
+  EXPECT_TRUE(near(stream, lines * latency_ns / m.prefetch_outstanding)) << stream;
+}
+
+TEST(MemoryParallelism, GathersOffThePoolAreIgnored) {
+  std::vector<double> v(16, 1.0);
+  const std::int64_t index[] = {3, 1, 15};
+  locus::touch_indexed(v.data(), index, 3, sizeof(double));  // no simulated pool: nothing happens
+  locus::runtime rt(on("numa-ws-4x8", 2));
+  locus::reset_stats();
+  locus::touch_indexed(v.data(), index, 3, sizeof(double));  // the main thread is not a worker
+  EXPECT_EQ(locus::get_stats().total().counter("local_dram"), 0u);
+  EXPECT_EQ(locus::get_stats().total().counter("l1_hits"), 0u);
 }
 
 class Calibration : public ::testing::TestWithParam<const char*> {};
