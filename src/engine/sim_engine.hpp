@@ -5,8 +5,9 @@
 // modeled machine; the engine always runs the worker whose clock is
 // earliest (ties to the lower id), and a worker gives way as soon as an
 // engine call leaves it behind another. Time passes only when it is charged:
-//   - the work a task declares (locus::touch through the memory model,
-//     locus::compute),
+//   - the work a task declares (locus::touch and touch_indexed through the
+//     memory model, their misses overlapped and queued at the controllers
+//     and links they use; locus::compute),
 //   - the scheduling operations the core reports (steal attempts and
 //     mailbox operations by NUMA distance, fiber switches, sleep, wake, a
 //     spin step), and each spawn's deque push and pop, read lazily from the

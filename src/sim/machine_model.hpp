@@ -91,9 +91,9 @@ struct machine_model {
   double clock_ghz = 0;
   latency_table latency;
   scheduling_costs costs;
-  // Sustainable bandwidth of each memory controller (one per NUMA node) in
-  // GB/s; 0 means unlimited, the default. The engine enforces it (a queue
-  // per controller in virtual time, sim_engine::queue_at_controllers).
+  // Bandwidth of each memory controller (one per NUMA node) in GB/s; 0
+  // means unlimited. The engine enforces it with the links' (a queue per
+  // resource in virtual time, sim/contention.hpp).
   double memory_controller_gbps = 0;
   // Bandwidth of one interconnect link in each direction, GB/s (0:
   // unlimited), and how many parallel links join two adjacent nodes. Which
