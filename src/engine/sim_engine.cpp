@@ -379,14 +379,20 @@ void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_
   while (at < end) {
     // Simulated pages are not contiguous: one memory-model access per page.
     const std::uint64_t piece = std::min(end, (at & ~(page_bytes - 1)) + page_bytes) - at;
-    into.counts += memory_.access(me.core, simulated_address(at, true), piece, kind);
+    const sim::access_counts counts = memory_.access(me.core, simulated_address(at, true), piece, kind);
+    into.counts += counts;
+    at += piece;
+    // Only what came from beyond the core's own L3 has a node to charge.
+    if (counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] +
+            counts[sim::served_by::remote_dram] ==
+        0)
+      continue;
     const auto& dram = memory_.last_dram_blocks_by_node();
     const auto& l3 = memory_.last_remote_l3_blocks_by_node();
     for (std::size_t node = 0; node < dram.size(); ++node) {
       into.dram_by_home[node] += dram[node];
       into.l3_by_node[node] += l3[node];
     }
-    at += piece;
   }
 }
 
