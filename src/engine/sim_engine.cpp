@@ -460,6 +460,9 @@ void sim_engine::touch(const void* address, std::size_t bytes, access how) noexc
   if (current_ < 0) return;
   virtual_worker& me = current();
   settle_spawns(me);
+  // The spawns may have left this worker behind another: let that one issue
+  // its requests first.
+  yield_if_behind();
   const auto kind = how == access::write ? sim::access_kind::write : sim::access_kind::read;
   std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
   const std::uint64_t end = at + bytes;
@@ -497,6 +500,7 @@ void sim_engine::touch_indexed(const void* base, const void* indices, unsigned i
     fail("touch_indexed(): indices must be 1, 2, 4 or 8 bytes wide");
   virtual_worker& me = current();
   settle_spawns(me);
+  yield_if_behind();  // as in touch()
   const auto kind = how == access::write ? sim::access_kind::write : sim::access_kind::read;
   const auto origin = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(base));
   // Elements are charged in groups of a page's worth of lines, so that the
