@@ -543,7 +543,12 @@ TEST(MachinePresets, AllBuildAndListInOrder) {
     const machine_model m = find_machine(name);
     EXPECT_EQ(m.name, name);
     EXPECT_FALSE(m.source.empty());
-    EXPECT_EQ(m.memory_controller_gbps, 0.0);  // off by default
+    // Bandwidth and memory-level parallelism are on for every preset.
+    EXPECT_GT(m.memory_controller_gbps, 0.0);
+    EXPECT_GT(m.link_gbps, 0.0);
+    EXPECT_GE(m.links_per_hop, 1);
+    EXPECT_GT(m.outstanding_misses, 1u);
+    EXPECT_GE(m.prefetch_outstanding, m.outstanding_misses / 2);
     const latency_table& t = m.latency;
     EXPECT_LT(t.l1_hit, t.l2_hit);
     EXPECT_LT(t.l2_hit, t.l3_hit);
@@ -634,7 +639,11 @@ TEST(MachineFile, BaseMachineWithOverrides) {
                                "base = tbb-numa-nehalem-2x4\n"
                                "l3_hit = 40\n"
                                "mailbox_remote = 500\n"
-                               "memory_controller_gbps = 12.5\n");
+                               "memory_controller_gbps = 12.5\n"
+                               "link_gbps = 6\n"
+                               "links_per_hop = 2\n"
+                               "outstanding_misses = 4\n"
+                               "prefetch_outstanding = 0\n");
   const machine_model m = load_machine_file(path);
   // A policy's operation: the file's figure where it gives one, else derived.
   EXPECT_EQ(m.resolve_operation("mailbox", 1), (operation_cost{60, 500}));
@@ -644,6 +653,11 @@ TEST(MachineFile, BaseMachineWithOverrides) {
   EXPECT_EQ(m.costs.steal_local, 140u);   // derived again from the new L3 latency
   EXPECT_EQ(m.costs.steal_remote, 578u);  // 3 x 186 + 20
   EXPECT_DOUBLE_EQ(m.memory_controller_gbps, 12.5);
+  EXPECT_DOUBLE_EQ(m.link_gbps, 6.0);
+  EXPECT_EQ(m.links_per_hop, 2);
+  EXPECT_EQ(m.outstanding_misses, 4u);
+  EXPECT_EQ(m.prefetch_outstanding, 0u);
+  EXPECT_EQ(m.prefetch_trigger, 2u);  // the base's
   expect_contains(m.source, "tbb-numa-nehalem-2x4");
 }
 
@@ -684,6 +698,10 @@ TEST(MachineFile, ErrorsNameTheFileLineAndKey) {
       {"no_value", "name =\n", {"line 1", "key name", "no value"}},
       {"bad_clock", "clock_ghz = 0\n", {"line 1", "key clock_ghz", "positive"}},
       {"bad_distance", "reference_distance = 10\n", {"line 1", "key reference_distance"}},
+      {"bad_outstanding", "base = numa-ws-4x8\noutstanding_misses = 0\n",
+       {"line 2", "key outstanding_misses", "from 1 to 1024", "\"0\""}},
+      {"bad_links", "base = numa-ws-4x8\nlinks_per_hop = 65\n", {"line 2", "key links_per_hop", "\"65\""}},
+      {"bad_link_gbps", "base = numa-ws-4x8\nlink_gbps = -1\n", {"line 2", "key link_gbps", "non-negative"}},
       {"unknown_base", "base = nehalem\n", {"line 1", "key base", "\"nehalem\"", "numa-ws-4x8"}},
       {"missing_key", "topology = 1x2\n", {"missing key clock_ghz"}},
       {"remote_below_local", complete_but_remote_dram + "remote_dram = 100\n",

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace locus {
 
@@ -26,6 +27,8 @@ enum class access : unsigned char { read, write };
 namespace detail {
 extern std::atomic<bool> g_simulating;  // true while a simulated pool runs
 void simulate_touch(const void* address, std::size_t bytes, access how) noexcept;
+void simulate_touch_indexed(const void* base, const void* indices, unsigned index_bytes, bool is_signed,
+                            std::size_t count, std::size_t elem_size, access how) noexcept;
 void simulate_compute(std::uint64_t cycles) noexcept;
 // Page homes of the simulated memory (used by locus's memory placement
 // calls; no effect unless a simulated pool runs). node < 0: interleave.
@@ -46,6 +49,24 @@ inline bool simulating() noexcept { return detail::g_simulating.load(std::memory
 inline void touch(const void* address, std::size_t bytes, access how = access::read) noexcept {
   if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
     detail::simulate_touch(address, bytes, how);
+}
+
+// The calling task reads (or writes) the elements base[indices[i]], i <
+// count, each elem_size bytes (a gather, or a scatter): `base` points to
+// element 0, whatever type it has. The elements are independent accesses:
+// their misses overlap like the lines of one touch(), but a prefetcher does
+// not follow them.
+//
+// Dependence: the lines of one touch() or touch_indexed() call are taken
+// as independent (their misses overlap, up to the machine's outstanding
+// misses per core); separate calls are taken as dependent (each waits for
+// the previous one's data). Declare a pointer chase as one touch per hop.
+template <class Index>
+inline void touch_indexed(const void* base, const Index* indices, std::size_t count, std::size_t elem_size,
+                          access how = access::read) noexcept {
+  static_assert(std::is_integral_v<Index> && sizeof(Index) <= 8, "indices must be integers of at most 8 bytes");
+  if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
+    detail::simulate_touch_indexed(base, indices, sizeof(Index), std::is_signed_v<Index>, count, elem_size, how);
 }
 
 // The calling task computes for `cycles` core clock cycles of the modeled

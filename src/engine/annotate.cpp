@@ -12,6 +12,12 @@ void simulate_touch(const void* address, std::size_t bytes, access how) noexcept
   if (sim_engine* sim = sim_engine::on_this_thread()) sim->touch(address, bytes, how);
 }
 
+void simulate_touch_indexed(const void* base, const void* indices, unsigned index_bytes, bool is_signed,
+                            std::size_t count, std::size_t elem_size, access how) noexcept {
+  if (sim_engine* sim = sim_engine::on_this_thread())
+    sim->touch_indexed(base, indices, index_bytes, is_signed, count, elem_size, how);
+}
+
 void simulate_compute(std::uint64_t cycles) noexcept {
   if (sim_engine* sim = sim_engine::on_this_thread()) sim->compute(cycles);
 }

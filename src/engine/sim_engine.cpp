@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -35,7 +36,10 @@ constexpr std::uint64_t first_simulated_page = 1;
 }  // namespace
 
 sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory)
-    : machine_(std::move(machine)), memory_(machine_, memory), base_seed_(seed) {
+    : machine_(std::move(machine)),
+      memory_(machine_, memory),
+      base_seed_(seed),
+      contention_(machine_, memory_.block_bytes()) {
   // Simulated addresses keep the offset within the page, so a run repeats
   // only if the program's arrays land at the same offsets every time. glibc
   // moves its mmap threshold up as mapped blocks are freed, after which
@@ -57,12 +61,10 @@ sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim
     ++page_shift_;
   }
   next_sim_page_ = first_simulated_page;
-  if (machine_.memory_controller_gbps > 0) {
-    // A block takes block_bytes / (GB/s) nanoseconds of its controller.
-    cycles_per_dram_block_ = static_cast<double>(memory_.block_bytes()) / machine_.memory_controller_gbps *
-                             machine_.clock_ghz;
-    controller_free_.assign(static_cast<std::size_t>(std::max(machine_.topo.num_numa_nodes, 1)), 0.0);
-  }
+  const auto nodes = static_cast<std::size_t>(std::max(machine_.topo.num_numa_nodes, 1));
+  batch_.dram_by_home.assign(nodes, 0);
+  batch_.l3_by_node.assign(nodes, 0);
+  batch_.writeback_by_home.assign(nodes, 0);
 }
 
 sim_engine::~sim_engine() {
@@ -369,55 +371,171 @@ std::uint64_t sim_engine::simulated_address(std::uint64_t address, bool assign) 
   return (last_sim_page_ << page_shift_) | offset;
 }
 
+void sim_engine::batch::clear() {
+  counts = {};
+  std::fill(dram_by_home.begin(), dram_by_home.end(), 0);
+  std::fill(l3_by_node.begin(), l3_by_node.end(), 0);
+  std::fill(writeback_by_home.begin(), writeback_by_home.end(), 0);
+}
+
+void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_t bytes, sim::access_kind kind,
+                              batch& into) {
+  const std::uint64_t end = at + bytes;
+  if (end < at) fail("touch(): the range wraps around the address space");
+  const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+  while (at < end) {
+    // Simulated pages are not contiguous: one memory-model access per page.
+    const std::uint64_t piece = std::min(end, (at & ~(page_bytes - 1)) + page_bytes) - at;
+    const sim::access_counts counts = memory_.access(me.core, simulated_address(at, true), piece, kind);
+    into.counts += counts;
+    at += piece;
+    if (counts.writebacks != 0) {
+      const auto& written = memory_.last_writeback_blocks_by_node();
+      for (std::size_t node = 0; node < written.size(); ++node) into.writeback_by_home[node] += written[node];
+    }
+    // Only what came from beyond the core's own L3 has a node to charge.
+    if (counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] +
+            counts[sim::served_by::remote_dram] ==
+        0)
+      continue;
+    const auto& dram = memory_.last_dram_blocks_by_node();
+    const auto& l3 = memory_.last_remote_l3_blocks_by_node();
+    for (std::size_t node = 0; node < dram.size(); ++node) {
+      into.dram_by_home[node] += dram[node];
+      into.l3_by_node[node] += l3[node];
+    }
+  }
+}
+
+// Memory-level parallelism. L1 hits cost their latency one after another.
+// Every other block is a miss that holds one of the core's outstanding-miss
+// slots (the L1's fill buffers) for its latency; with M slots, misses of
+// total latency S issue in S / M cycles (Little's law), and the last one's
+// data comes L (its latency) after it issued, L - L / M after the issue
+// time ends: the tail. One miss alone costs its full latency, and so does
+// each of a chain of one-line touches (pointer chasing). In a sequential
+// run (one page of a touch), the misses after the first prefetch_trigger
+// are the stream prefetcher's, prefetch_outstanding in flight instead of M.
+// Bandwidth: the batch also occupies the controllers and links it used
+// (sim/contention.hpp) from its issue time; it cannot end before they have
+// passed it.
+void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail) {
+  const sim::access_counts& c = b.counts;
+  const std::uint64_t l1_hits = c[sim::served_by::l1];
+  const std::uint64_t misses = c.accesses() - l1_hits;
+  const double hit_cycles = static_cast<double>(l1_hits * machine_.latency.l1_hit);
+  double issue = hit_cycles;
+  if (misses == 0) {
+    tail = std::max(0.0, tail - issue);
+  } else {
+    const double miss_cycles = static_cast<double>(c.total_cycles) - hit_cycles;
+    const auto& distance = machine_.topo.numa_distance[static_cast<std::size_t>(me.node)];
+    sim::cycles slowest = 0;
+    if (c[sim::served_by::l2] != 0) slowest = machine_.latency.l2_hit;
+    if (c[sim::served_by::local_l3] != 0) slowest = std::max(slowest, machine_.latency.l3_hit);
+    for (std::size_t node = 0; node < b.dram_by_home.size(); ++node) {
+      if (b.l3_by_node[node] != 0) slowest = std::max(slowest, machine_.remote_l3_cycles(distance[node]));
+      if (b.dram_by_home[node] != 0) slowest = std::max(slowest, machine_.dram_cycles(distance[node]));
+    }
+    const double slots = machine_.outstanding_misses;
+    const double streams = machine_.prefetch_outstanding;
+    const std::uint64_t demand =
+        sequential && streams > 0 ? std::min<std::uint64_t>(misses, machine_.prefetch_trigger) : misses;
+    const double demand_share = static_cast<double>(demand) / static_cast<double>(misses);
+    issue += miss_cycles * demand_share / slots;
+    if (demand < misses) issue += miss_cycles * (1 - demand_share) / streams;
+    const double last_slots = demand < misses ? streams : slots;
+    tail = static_cast<double>(slowest) * (1 - 1 / last_slots);
+  }
+  double done = static_cast<double>(me.clock) + issue;
+  if (contention_.enabled())
+    done = std::max(done, contention_.reserve_reads(me.node, static_cast<double>(me.clock), b.dram_by_home,
+                                                    b.l3_by_node));
+  // Write-backs (b.writeback_by_home) are counted but not yet posted with
+  // contention_.reserve_writebacks: posting them takes a triad to 32 bytes
+  // of traffic per element, and three presets' one-socket triads then fall
+  // 18% below their calibration targets, which are controller peaks
+  // (docs/simulator.md, "The machine model"). They go in once the targets are
+  // sustained (STREAM-like) figures.
+  me.clock = static_cast<sim::cycles>(std::llround(done));
+  count_served(me, c);
+}
+
+void sim_engine::count_served(virtual_worker& me, const sim::access_counts& counts) {
+  auto add = [](std::atomic<std::uint64_t>& to, std::uint64_t n) {
+    if (n != 0) to.store(to.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  };
+  for (std::size_t i = 0; i < sim::served_by_count; ++i) add(me.served[i], counts.served[i]);
+  add(me.writebacks, counts.writebacks);
+  add(me.invalidations, counts.invalidations);
+}
+
+// A touch is issued page by page, and the worker gives way between pages
+// when another's clock is earlier: requests from all workers reach the
+// controllers and links in virtual-time order (to a page's granularity).
 void sim_engine::touch(const void* address, std::size_t bytes, access how) noexcept {
   if (current_ < 0) return;
   virtual_worker& me = current();
   settle_spawns(me);
+  // The spawns may have left this worker behind another: let that one issue
+  // its requests first.
+  yield_if_behind();
   const auto kind = how == access::write ? sim::access_kind::write : sim::access_kind::read;
   std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
   const std::uint64_t end = at + bytes;
   if (end < at) fail("touch(): the range wraps around the address space");
   const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+  double tail = 0;
   while (at < end) {
     const std::uint64_t piece = std::min(end, (at & ~(page_bytes - 1)) + page_bytes) - at;
-    const sim::cycles issued = me.clock;
-    const sim::access_counts counts = memory_.access(me.core, simulated_address(at, true), piece, kind);
-    me.clock += counts.total_cycles;
-    if (cycles_per_dram_block_ > 0) queue_at_controllers(me, issued);
-    for (std::size_t i = 0; i < sim::served_by_count; ++i)
-      if (counts.served[i] != 0)
-        me.served[i].store(me.served[i].load(std::memory_order_relaxed) + counts.served[i],
-                           std::memory_order_relaxed);
-    if (counts.writebacks != 0)
-      me.writebacks.store(me.writebacks.load(std::memory_order_relaxed) + counts.writebacks,
-                          std::memory_order_relaxed);
-    if (counts.invalidations != 0)
-      me.invalidations.store(me.invalidations.load(std::memory_order_relaxed) + counts.invalidations,
-                             std::memory_order_relaxed);
+    batch_.clear();
+    access_range(me, at, piece, kind, batch_);
+    charge_batch(me, batch_, /*sequential=*/true, tail);
     at += piece;
+    if (at < end) yield_if_behind();
   }
+  me.clock += static_cast<sim::cycles>(std::llround(tail));
   yield_if_behind();
 }
 
-// The bandwidth limit, a FIFO per memory controller: the blocks a piece read
-// from node n's DRAM occupy its controller for blocks x cycles_per_block,
-// starting when both the request (issued at the worker's clock) and the
-// controller are there; the worker also waits for the controller to get to
-// it. The latency itself is already in the memory model's cost. Workers'
-// clocks are close to ordered (the earliest runs), so this approximates a
-// queue in virtual time; it is deterministic like the rest.
-void sim_engine::queue_at_controllers(virtual_worker& me, sim::cycles issued) {
-  const auto& blocks = memory_.last_dram_blocks_by_node();
-  for (std::size_t node = 0; node < blocks.size(); ++node) {
-    if (blocks[node] == 0) continue;
-    double& free = controller_free_[node];
-    const double start = std::max(static_cast<double>(issued), free);
-    free = start + static_cast<double>(blocks[node]) * cycles_per_dram_block_;
-    // Waiting for the controller, and for a transfer longer than the
-    // latency already charged.
-    const double wait = free - static_cast<double>(me.clock);
-    if (wait > 0) me.clock += static_cast<sim::cycles>(wait + 0.5);
+namespace {
+std::int64_t index_at(const void* indices, unsigned index_bytes, bool is_signed, std::size_t i) {
+  const auto* p = static_cast<const unsigned char*>(indices) + i * index_bytes;
+  switch (index_bytes) {
+    case 1: return is_signed ? *reinterpret_cast<const std::int8_t*>(p) : *p;
+    case 2: return is_signed ? *reinterpret_cast<const std::int16_t*>(p) : *reinterpret_cast<const std::uint16_t*>(p);
+    case 4: return is_signed ? *reinterpret_cast<const std::int32_t*>(p) : *reinterpret_cast<const std::uint32_t*>(p);
+    default: return *reinterpret_cast<const std::int64_t*>(p);
   }
+}
+}  // namespace
+
+void sim_engine::touch_indexed(const void* base, const void* indices, unsigned index_bytes, bool is_signed,
+                               std::size_t count, std::size_t elem_size, access how) noexcept {
+  if (current_ < 0) return;
+  if (index_bytes != 1 && index_bytes != 2 && index_bytes != 4 && index_bytes != 8)
+    fail("touch_indexed(): indices must be 1, 2, 4 or 8 bytes wide");
+  virtual_worker& me = current();
+  settle_spawns(me);
+  yield_if_behind();  // as in touch()
+  const auto kind = how == access::write ? sim::access_kind::write : sim::access_kind::read;
+  const auto origin = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(base));
+  // Elements are charged in groups of a page's worth of lines, so that the
+  // worker gives way as often as a touch does.
+  const std::size_t group = std::max<std::size_t>(1, memory_.page_bytes() / memory_.block_bytes());
+  double tail = 0;
+  for (std::size_t first = 0; first < count; first += group) {
+    batch_.clear();
+    const std::size_t last = std::min(count, first + group);
+    for (std::size_t i = first; i < last; ++i) {
+      const std::int64_t offset = index_at(indices, index_bytes, is_signed, i) * static_cast<std::int64_t>(elem_size);
+      access_range(me, static_cast<std::uint64_t>(origin + offset), elem_size, kind, batch_);
+    }
+    charge_batch(me, batch_, /*sequential=*/false, tail);
+    if (last < count) yield_if_behind();
+  }
+  me.clock += static_cast<sim::cycles>(std::llround(tail));
+  yield_if_behind();
 }
 
 void sim_engine::compute(std::uint64_t cycles) noexcept {

@@ -5,8 +5,9 @@
 // modeled machine; the engine always runs the worker whose clock is
 // earliest (ties to the lower id), and a worker gives way as soon as an
 // engine call leaves it behind another. Time passes only when it is charged:
-//   - the work a task declares (locus::touch through the memory model,
-//     locus::compute),
+//   - the work a task declares (locus::touch and touch_indexed through the
+//     memory model, their misses overlapped and queued at the controllers
+//     and links they use; locus::compute),
 //   - the scheduling operations the core reports (steal attempts and
 //     mailbox operations by NUMA distance, fiber switches, sleep, wake, a
 //     spin step), and each spawn's deque push and pop, read lazily from the
@@ -37,6 +38,7 @@
 
 #include "engine/engine.hpp"
 #include "locus/annotate.hpp"
+#include "sim/contention.hpp"
 #include "sim/machine_model.hpp"
 #include "sim/memory_model.hpp"
 
@@ -73,6 +75,11 @@ class sim_engine final : public engine {
 
   // The annotations of locus/annotate.hpp, for the running virtual worker.
   void touch(const void* address, std::size_t bytes, access how) noexcept;
+  // base[indices[0..count)], elements of elem_size bytes: independent
+  // accesses (a gather), overlapped like a touch's lines but never
+  // prefetched. index_bytes is 1, 2, 4 or 8; signed says how to widen them.
+  void touch_indexed(const void* base, const void* indices, unsigned index_bytes, bool is_signed,
+                     std::size_t count, std::size_t elem_size, access how) noexcept;
   void compute(std::uint64_t cycles) noexcept;
   // Page homes (node < 0: interleave over all nodes); any thread, while the
   // simulation is quiescent or from a virtual worker.
@@ -146,13 +153,30 @@ class sim_engine final : public engine {
   sim::cycles quiescent_at_ = 0;
   std::atomic<std::uint64_t> outside_ns_{0};
 
-  // The optional bandwidth limit (machine_model::memory_controller_gbps):
-  // per NUMA node, when its memory controller is free again, and the cycles
-  // one block occupies it. 0 cycles: no limit.
-  std::vector<double> controller_free_;
-  double cycles_per_dram_block_ = 0;
-  void queue_at_controllers(virtual_worker& me, sim::cycles issued);
+  // What a batch of accesses (a page of a touch, a group of gathered
+  // elements) was served by: counts and cycles, and the blocks that came
+  // from each node's DRAM and from other L3s by node, for the bandwidth
+  // model.
+  struct batch {
+    sim::access_counts counts;
+    std::vector<std::uint64_t> dram_by_home;
+    std::vector<std::uint64_t> l3_by_node;
+    std::vector<std::uint64_t> writeback_by_home;  // dirty blocks written back, by home node
+    void clear();
+  };
+  // Runs [address, address + bytes) through the memory model, page by
+  // page, adding to `into`.
+  void access_range(virtual_worker& me, std::uint64_t address, std::uint64_t bytes, sim::access_kind kind,
+                    batch& into);
+  // Charges a batch issued at me.clock (memory-level parallelism, the
+  // prefetcher when `sequential`, the queues of sim/contention.hpp) and
+  // counts it; `tail` carries the latency of the last misses still in
+  // flight, which the caller adds when the touch ends.
+  void charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail);
+  void count_served(virtual_worker& me, const sim::access_counts& counts);
 
+  sim::contention contention_;
+  batch batch_;  // reused, so that a touch allocates nothing
   // Real page -> simulated page, numbered in first-touch order.
   std::unordered_map<std::uint64_t, std::uint64_t> page_map_;
   std::uint64_t last_real_page_ = ~std::uint64_t{0};

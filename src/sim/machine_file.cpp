@@ -35,7 +35,9 @@ constexpr std::pair<std::string_view, cycles scheduling_costs::*> cost_keys[] = 
 constexpr std::string_view other_keys[] = {"base",      "name",
                                            "source",    "topology",
                                            "clock_ghz", "reference_distance",
-                                           "memory_controller_gbps"};
+                                           "memory_controller_gbps", "link_gbps",
+                                           "links_per_hop",   "outstanding_misses",
+                                           "prefetch_outstanding", "prefetch_trigger"};
 
 // What a file must give when it has no base preset to inherit from.
 constexpr std::string_view required_without_base[] = {
@@ -177,6 +179,16 @@ class machine_file_reader {
       m.clock_ghz = decimal(key, e, /*zero_allowed=*/false);
     } else if (key == "memory_controller_gbps") {
       m.memory_controller_gbps = decimal(key, e, /*zero_allowed=*/true);
+    } else if (key == "link_gbps") {
+      m.link_gbps = decimal(key, e, /*zero_allowed=*/true);
+    } else if (key == "links_per_hop") {
+      m.links_per_hop = static_cast<int>(bounded(key, e, 1, 64));
+    } else if (key == "outstanding_misses") {
+      m.outstanding_misses = static_cast<unsigned>(bounded(key, e, 1, 1024));
+    } else if (key == "prefetch_outstanding") {
+      m.prefetch_outstanding = static_cast<unsigned>(bounded(key, e, 0, 1024));
+    } else if (key == "prefetch_trigger") {
+      m.prefetch_trigger = static_cast<unsigned>(bounded(key, e, 1, 4096));
     } else if (bool remote = false; !operation_of(key, remote).empty()) {
       auto& given = m.operation_costs[std::string(operation_of(key, remote))];
       (remote ? given.remote : given.local) = whole_number(key, e, 0);
@@ -199,6 +211,15 @@ class machine_file_reader {
     return value;
   }
 
+  std::uint64_t bounded(std::string_view key, const entry& e, std::uint64_t minimum, std::uint64_t maximum) const {
+    const std::uint64_t value = whole_number(key, e, 0);
+    if (value < minimum || value > maximum)
+      fail_at(e.line, key,
+              "expected a whole number from " + std::to_string(minimum) + " to " + std::to_string(maximum) +
+                  ", got \"" + e.value + "\"");
+    return value;
+  }
+
   double decimal(std::string_view key, const entry& e, bool zero_allowed) const {
     double value = 0;
     const char* end = e.value.data() + e.value.size();
@@ -216,8 +237,8 @@ class machine_file_reader {
       for (const auto key : required_without_base)
         if (!entries_.contains(std::string(key)))
           fail("missing key " + std::string(key) +
-               " (every key but name, source, reference_distance, memory_controller_gbps and "
-               "the scheduling costs is required unless base = <preset> is given)");
+               " (every key but name, source, reference_distance, the bandwidth and memory-level "
+               "parallelism keys and the scheduling costs is required unless base = <preset> is given)");
     // The remote rule scales from local to remote; a remote access cheaper
     // than a local one is a typo.
     const auto check_order = [&](std::string_view local_key, cycles local,

@@ -91,10 +91,24 @@ struct machine_model {
   double clock_ghz = 0;
   latency_table latency;
   scheduling_costs costs;
-  // Sustainable bandwidth of each memory controller (one per NUMA node) in
-  // GB/s; 0 means unlimited, the default. The engine enforces it (a queue
-  // per controller in virtual time, sim_engine::queue_at_controllers).
+  // Bandwidth of each memory controller (one per NUMA node) in GB/s; 0
+  // means unlimited. The engine enforces it with the links' (a queue per
+  // resource in virtual time, sim/contention.hpp).
   double memory_controller_gbps = 0;
+  // Bandwidth of one interconnect link in each direction, GB/s (0:
+  // unlimited), and how many parallel links join two adjacent nodes. Which
+  // nodes are adjacent comes from the distances (sim/contention.hpp).
+  double link_gbps = 0;
+  int links_per_hop = 1;
+  // Memory-level parallelism of a core (sim_engine::touch): the misses of
+  // one touch overlap up to `outstanding_misses` at a time (the L1's line
+  // fill buffers); 1 makes every miss wait for the previous one. After
+  // `prefetch_trigger` misses of a sequential run within a page, a stream
+  // prefetcher keeps `prefetch_outstanding` lines in flight for the rest of
+  // the page (0: no prefetcher).
+  unsigned outstanding_misses = 1;
+  unsigned prefetch_outstanding = 0;
+  unsigned prefetch_trigger = 2;
   // Policy operations' costs a machine file gives, by operation name.
   std::map<std::string, operation_cost_given> operation_costs;
 

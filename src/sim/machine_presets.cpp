@@ -40,6 +40,33 @@ machine_model build(std::string_view name, std::string_view topology_text, doubl
   return m;
 }
 
+// The memory system's throughput: what sim/contention.hpp and the engine's
+// memory-level parallelism use. Peak figures are the vendor's: channels x
+// transfers per second x 8 bytes for a memory controller, transfers per
+// second x 2 bytes for each direction of a 16-bit QPI / UPI / HT link. They
+// are peaks, not sustained STREAM figures (docs/simulator.md, Calibration,
+// says how far the simulated triad is from them and from published runs).
+struct memory_system {
+  double controller_gbps;
+  double link_gbps;
+  int links_per_hop;
+  unsigned outstanding_misses;
+  unsigned prefetch_outstanding;
+  std::string_view source;
+};
+
+machine_model with_memory_system(machine_model m, const memory_system& s) {
+  m.memory_controller_gbps = s.controller_gbps;
+  m.link_gbps = s.link_gbps;
+  m.links_per_hop = s.links_per_hop;
+  m.outstanding_misses = s.outstanding_misses;
+  m.prefetch_outstanding = s.prefetch_outstanding;
+  m.prefetch_trigger = 2;  // two misses in a page, as Intel's L2 streamer (optimization manual)
+  m.source += " Bandwidth and parallelism: ";
+  m.source += s.source;
+  return m;
+}
+
 // NUMA-WS (seed 000, section V): four Xeon E5-4620 (Sandy Bridge-EP) at
 // 2.20 GHz, 8 cores each, 32 KB L1d and 256 KB L2 per core, 16 MB L3 per
 // socket. Section III-B: from socket 0, sockets 1 and 2 are one hop away and
@@ -58,7 +85,7 @@ machine_model numa_ws_4x8() {
   t.local_dram = 143;    // stand-in: 65 ns x 2.2 GHz = 143 (no E5-4600 figure at hand)
   t.remote_dram = 229;   // estimate: 1.6 x 143 = 228.8 (TBB-NUMA ratio)
   t.reference_distance = 20;
-  return build("numa-ws-4x8",
+  return with_memory_system(build("numa-ws-4x8",
                // L1d and L2 8-way (Sandy Bridge; recalled, not re-checked).
                // L3 16-way is an assumption: 2 MB per slice at 128 KB per
                // way, as the 20 MB parts' 20 ways of 2.5 MB slices suggest
@@ -71,7 +98,12 @@ machine_model numa_ws_4x8() {
                "(a ring: two QPI links per E5-4600, Willhalm, Intel blog 2014). L1/L2/L3 "
                "4/12/30 cycles: TechReport Core i7-3960X review. Remote L3 = 4.9 x L3, remote "
                "DRAM = 1.6 x local: TBB-NUMA (seed 001) ratios. Local DRAM: stand-in 65 ns "
-               "(Nehalem, from TBB-NUMA's 190 cycles) at 2.2 GHz. L3 associativity assumed.");
+               "(Nehalem, from TBB-NUMA's 190 cycles) at 2.2 GHz. L3 associativity assumed."),
+                            {42.7, 14.4, 1, 10, 16,
+                             "E5-4620: 4 channels of DDR3-1333 = 42.7 GB/s per socket, QPI 7.2 GT/s = "
+                             "14.4 GB/s per link and direction (Intel ARK, recalled, not re-checked); "
+                             "10 L1 fill buffers and a 16-entry L2 queue for the streamer (Intel "
+                             "optimization manual, Sandy Bridge)."});
 }
 
 // TBB-NUMA (seed 001, table 1): Intel E7-4830 (Westmere-EX), 4 processors,
@@ -92,7 +124,7 @@ machine_model tbb_numa_westmere_4x8() {
   t.remote_dram = 420;   // 197 ns (mean of that matrix's 12 remote entries, 194-202 ns,
                          // 197.4) x 2.13 GHz = 419.6
   t.reference_distance = 20;
-  return build("tbb-numa-westmere-4x8",
+  return with_memory_system(build("tbb-numa-westmere-4x8",
                // L1d 8-way, L2 8-way, L3 24-way: what hwloc's test data reports
                // for a Xeon E7-4870 (Westmere-EX, 30 MB L3); the 24 MB parts
                // are assumed to keep 24 ways.
@@ -104,7 +136,11 @@ machine_model tbb_numa_westmere_4x8() {
                "L3 45 cycles: stand-in, Intel's 21 ns for Nehalem-EX's L3 (AnandTech Xeon 7500 "
                "review) at 2.13 GHz. Remote L3 = 4.9 x L3 (TBB-NUMA ratio). DRAM 135 / 197 ns "
                "local / remote: Intel MLC on a 4-socket E7-4800 (Willhalm, Intel blog 2014), at "
-               "2.13 GHz. Three QPI links to the other sockets: every remote node one hop.");
+               "2.13 GHz. Three QPI links to the other sockets: every remote node one hop."),
+                            {34.1, 12.8, 1, 10, 16,
+                             "E7-4830: 4 memory channels of DDR3-1066 = 34.1 GB/s per socket, QPI "
+                             "6.4 GT/s = 12.8 GB/s per link and direction (Intel ARK, recalled, not "
+                             "re-checked); 10 fill buffers, 16-entry L2 queue (Nehalem core)."});
 }
 
 // TBB-NUMA (seed 001, table 1): Intel E5520 (Nehalem-EP), 2 processors,
@@ -119,7 +155,7 @@ machine_model tbb_numa_nehalem_2x4() {
   t.local_dram = 190;    // TBB-NUMA section 1: local DRAM 190 cycles
   t.remote_dram = 310;   // TBB-NUMA section 1: remote DRAM 310 cycles
   t.reference_distance = 20;
-  return build("tbb-numa-nehalem-2x4",
+  return with_memory_system(build("tbb-numa-nehalem-2x4",
                // L1d/L2 8-way (as 7-cpu.com reports for Westmere, the same core);
                // L3 16-way (as 7-cpu.com reports for Westmere-EP's 12 MB L3;
                // taken to hold for Nehalem-EP's 8 MB, not re-checked).
@@ -132,7 +168,11 @@ machine_model tbb_numa_nehalem_2x4() {
                "cycles local / remote: TBB-NUMA section 1, citing its [15] (Hackenberg, Molka, "
                "Nagel, MICRO 2009); used as cycles, as the paper gives them, though [15]'s chip "
                "may be clocked above the E5520. L1/L2 4/10 cycles: Levinthal, Intel Core "
-               "i7/Xeon 5500 performance guide.");
+               "i7/Xeon 5500 performance guide."),
+                            {25.6, 11.7, 1, 10, 16,
+                             "E5520: 3 channels of DDR3-1066 = 25.6 GB/s per socket, QPI 5.86 GT/s = "
+                             "11.7 GB/s per direction (Intel ARK, recalled, not re-checked); 10 fill "
+                             "buffers, 16-entry L2 queue (Levinthal's guide)."});
 }
 
 // TBB-NUMA (seed 001, table 1): AMD Opteron 6212 (Bulldozer), "4/16"
@@ -157,7 +197,7 @@ machine_model tbb_numa_bulldozer_4x4() {
   t.local_dram = 169;    // stand-in: 65 ns x 2.6 GHz = 169
   t.remote_dram = 270;   // estimate: 1.6 x 169 = 270.4 (TBB-NUMA ratio for AMD systems)
   t.reference_distance = 20;
-  return build("tbb-numa-bulldozer-4x4",
+  return with_memory_system(build("tbb-numa-bulldozer-4x4",
                // L1d 16 KB 4-way, L2 16-way, L3 64-way: what hwloc's test data
                // reports for an Opteron 6276 (same Bulldozer die). A module's
                // 2 MB L2 is shared by its two cores; the topology grammar has
@@ -171,7 +211,12 @@ machine_model tbb_numa_bulldozer_4x4() {
                "review; associativity: hwloc test data (Opteron 6276); module L2 (2 MB per 2 "
                "cores) modeled as 1 MB per core. L3 55 cycles: K10 stand-in (AnandTech Phenom II "
                "review, Everest). Remote L3 = 4.9 x L3, remote DRAM = 1.6 x local: TBB-NUMA's "
-               "AMD ratios. Local DRAM: stand-in 65 ns at 2.6 GHz. All dies one hop, assumed.");
+               "AMD ratios. Local DRAM: stand-in 65 ns at 2.6 GHz. All dies one hop, assumed."),
+                            {25.6, 12.8, 1, 8, 16,
+                             "Opteron 6212: 2 channels of DDR3-1600 per die = 25.6 GB/s, "
+                             "HyperTransport 3 at 6.4 GT/s = 12.8 GB/s per direction (AMD, recalled, "
+                             "not re-checked); 8 outstanding L1 misses and 16 prefetched lines: "
+                             "assumptions."});
 }
 
 // CATS (seed 002, section 4): four AMD Opteron 8380 (Shanghai, K10) at
@@ -193,7 +238,7 @@ machine_model cats_opteron_4x4() {
                          // hop from all others; the chart has no 4-socket Shanghai (rev C2)
   t.remote_dram = 400;   // estimate: 1.6 x 250 (TBB-NUMA ratio for AMD systems)
   t.reference_distance = 20;
-  return build("cats-opteron-4x4",
+  return with_memory_system(build("cats-opteron-4x4",
                // K10 45 nm: L1d 64 KB 2-way, L2 16-way, L3 48-way: what hwloc's
                // test data reports for a Magny-Cours (45 nm K10) system.
                "4x4:L1=64K,L1assoc=2,L2=512K,L2assoc=16,L3=6M,L3assoc=48,dist=10/20",
@@ -204,7 +249,12 @@ machine_model cats_opteron_4x4() {
                "review (L3 by Everest). Associativity: hwloc test data (45 nm K10). Local DRAM "
                "100 ns: McCalpin's Opteron latency chart, 4-socket Family 10h, at 2.5 GHz. Remote "
                "L3 = 4.9 x L3, remote DRAM = 1.6 x local: TBB-NUMA's AMD ratios. dist 10/20 "
-               "assumed.");
+               "assumed."),
+                            {12.8, 8.8, 1, 8, 8,
+                             "Opteron 8380: 2 channels of DDR2-800 = 12.8 GB/s per socket, "
+                             "HyperTransport 3 at 4.4 GT/s = 8.8 GB/s per direction (AMD, recalled, "
+                             "not re-checked); 8 miss buffers (K10) and 8 prefetched lines: "
+                             "assumptions."});
 }
 
 // ADWS (seed 003, table 1): two Xeon Platinum 8280 (Cascade Lake), 28 cores
@@ -224,7 +274,7 @@ machine_model adws_cascadelake_2x28() {
                          // (AnandTech's LMBench figure for Skylake-SP: 89-91 ns)
   t.remote_dram = 381;   // MLC idle latency, remote: 140.4 / 141.6 ns, mean 141.0, x 2.7 = 380.7
   t.reference_distance = 21;
-  return build("adws-cascadelake-2x28",
+  return with_memory_system(build("adws-cascadelake-2x28",
                // L1d/L2/L3 8/16/11-way (AnandTech Skylake-X review, Skylake-SP
                // column); 38.5 MB = 39424 KB. dist 10/21: the SLIT two-socket
                // Xeon Scalable firmware reports (e.g. the DRAM nodes of the
@@ -237,7 +287,12 @@ machine_model adws_cascadelake_2x28() {
                "review (Xeon 8280). L3 77 cycles and associativity: AnandTech Skylake-X review "
                "(Skylake-SP). DRAM 81 / 141 ns local / remote and remote cache 114 ns: Intel MLC "
                "on a 2-socket Xeon Gold 6240 (github.com/gjbex/Code-optimization), at 2.7 GHz. "
-               "dist 10/21: usual two-socket Xeon Scalable SLIT.");
+               "dist 10/21: usual two-socket Xeon Scalable SLIT."),
+                            {140.8, 20.8, 3, 12, 16,
+                             "Xeon 8280: 6 channels of DDR4-2933 = 140.8 GB/s per socket, 3 UPI links "
+                             "at 10.4 GT/s = 20.8 GB/s per link and direction, all three assumed "
+                             "between the two sockets (Intel ARK, recalled, not re-checked); 12 fill "
+                             "buffers (Skylake), 16 prefetched lines (assumption)."});
 }
 
 // NabbitC (seed 004, section V): eight Xeon E7-8860 (Westmere-EX) at
@@ -260,7 +315,7 @@ machine_model nabbitc_8x10() {
                          // x 2.27 GHz = 306.45; an 8-socket machine is likely slower
   t.remote_dram = 447;   // stand-in: 197 ns (same matrix, one hop) x 2.27 GHz = 447.2
   t.reference_distance = 20;
-  return build("nabbitc-8x10",
+  return with_memory_system(build("nabbitc-8x10",
                // Associativity as for tbb-numa-westmere-4x8 (hwloc test data,
                // Xeon E7-4870).
                "8x10:L1=32K,L1assoc=8,L2=256K,L2assoc=8,L3=24M,L3assoc=24,dist=10/20/30",
@@ -271,7 +326,11 @@ machine_model nabbitc_8x10() {
                "Westmere. L3 48 cycles: stand-in, Intel's 21 ns for Nehalem-EX's L3 (AnandTech "
                "Xeon 7500 review) at 2.27 GHz. Remote L3 = 4.9 x L3 (TBB-NUMA ratio). DRAM "
                "135 / 197 ns local / one hop: stand-in, Intel MLC on a 4-socket E7-4800 "
-               "(Willhalm, Intel blog 2014), at 2.27 GHz. Ring of 8 capped at 2 hops, assumed.");
+               "(Willhalm, Intel blog 2014), at 2.27 GHz. Ring of 8 capped at 2 hops, assumed."),
+                            {34.1, 12.8, 1, 10, 16,
+                             "E7-8860: as the E7-4830, 4 memory channels of DDR3-1066 = 34.1 GB/s per "
+                             "socket, QPI 6.4 GT/s = 12.8 GB/s per link and direction (Intel ARK, "
+                             "recalled, not re-checked); 10 fill buffers, 16-entry L2 queue."});
 }
 
 // This machine as hwloc sees it. locus does not measure the host's

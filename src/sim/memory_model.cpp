@@ -113,7 +113,8 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       counters_(static_cast<std::size_t>(machine.topo.num_cores())),
       scratch_bits_(directory_.words()),
       dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0),
-      writeback_by_node_(dram_by_node_.size(), 0) {
+      writeback_by_node_(dram_by_node_.size(), 0),
+      remote_l3_by_node_(dram_by_node_.size(), 0) {
   const topology& topo = machine.topo;
   const auto num_cores = static_cast<std::size_t>(topo.num_cores());
   for (const auto& core : topo.cores) core_node_.push_back(core.numa_node);
@@ -197,6 +198,7 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
 
   std::fill(dram_by_node_.begin(), dram_by_node_.end(), 0);
   std::fill(writeback_by_node_.begin(), writeback_by_node_.end(), 0);
+  std::fill(remote_l3_by_node_.begin(), remote_l3_by_node_.end(), 0);
   const std::uint64_t first = address >> block_shift_;
   const std::uint64_t last = (address + bytes - 1) >> block_shift_;
   for (std::uint64_t block = first;; ++block) {
@@ -307,6 +309,7 @@ served_by memory_model::serve_miss(int core, std::uint64_t block, const std::uin
     }
     if (nearest >= 0) {
       cost = remote_l3_cycles_[node * nodes + static_cast<std::size_t>(caches_[nearest].node)];
+      ++remote_l3_by_node_[static_cast<std::size_t>(caches_[nearest].node)];
       return served_by::remote_l3;
     }
   }

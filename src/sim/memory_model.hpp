@@ -123,6 +123,9 @@ class memory_model {
   // Dirty blocks the last access() wrote back to DRAM, by home node: the
   // controllers' write traffic.
   const std::vector<std::uint64_t>& last_writeback_blocks_by_node() const { return writeback_by_node_; }
+  // Blocks the last access() got from another L3, by that L3's node: what
+  // crosses the interconnect from it.
+  const std::vector<std::uint64_t>& last_remote_l3_blocks_by_node() const { return remote_l3_by_node_; }
 
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
@@ -211,6 +214,7 @@ class memory_model {
   std::vector<std::uint64_t> scratch_bits_;      // invalidate_outside_chain's holders to remove
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
   std::vector<std::uint64_t> writeback_by_node_; // of the last access()
+  std::vector<std::uint64_t> remote_l3_by_node_; // of the last access()
   static constexpr std::uint64_t no_page = ~std::uint64_t{0};
   std::uint64_t last_page_ = no_page;            // home_for()'s memory
   int last_home_ = 0;

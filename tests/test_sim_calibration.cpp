@@ -1,0 +1,290 @@
+// Calibration of the simulator against each preset's machine (issue 11,
+// item 5): a STREAM-like triad (one core and one socket, data local and on
+// the next node) and a pointer chase (local and remote) run under the
+// simulator, at a small size, and must reproduce the machine's figures
+// within 15%:
+// - chase: the preset's DRAM latencies (published measurements, see
+//   docs/simulator.md);
+// - one socket: the controller's bandwidth (local) or the links' (remote),
+//   the vendor peaks the preset gives;
+// - one core: Little's law, the lines the prefetcher keeps in flight x the
+//   line size / the DRAM latency (a derived figure: the presets have no
+//   published single-core STREAM result).
+// The table the test prints is the one in docs/simulator.md.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "locus/annotate.hpp"
+#include "locus/locus.hpp"
+#include "sim/contention.hpp"
+#include "sim/machine_model.hpp"
+
+namespace sim = locus::detail::sim;
+
+namespace {
+
+constexpr double tolerance = 0.15;
+constexpr std::size_t triad_elements = std::size_t{1} << 20;  // 8 MiB per array
+constexpr std::size_t triad_grain = 4096;                     // 32 KiB of each array per piece
+constexpr std::size_t chase_hops = 20000;
+constexpr std::size_t line = 64;
+constexpr int remote_node = 1;
+
+struct page_array {
+  struct free_it {
+    void operator()(double* p) const { std::free(p); }
+  };
+  std::unique_ptr<double[], free_it> data;
+  explicit page_array(std::size_t n)
+      : data(static_cast<double*>(std::aligned_alloc(4096, (n * sizeof(double) + 4095) / 4096 * 4096))) {
+    std::fill(data.get(), data.get() + n, 1.0);
+  }
+};
+
+locus::runtime_options on(const std::string& machine, int workers) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = machine;
+  o.workers = workers;
+  o.pack = 1;  // the workers on node 0's cores
+  o.seed = 1;
+  return o;
+}
+
+// Simulated GB/s of a[i] = b[i] + s c[i], counted as STREAM counts it (24
+// bytes per element). The pages are new to the simulator, so every line
+// comes from DRAM: first touch homes them on node 0, or they are bound to
+// `home`.
+double triad_gbps(const std::string& machine, int workers, int home) {
+  page_array a(triad_elements), b(triad_elements), c(triad_elements);
+  locus::runtime rt(on(machine, workers));
+  const std::size_t bytes = triad_elements * sizeof(double);
+  if (home >= 0)
+    for (double* p : {a.data.get(), b.data.get(), c.data.get()}) locus::detail::simulate_place_pages(p, bytes, home);
+  locus::reset_stats();
+  locus::parallel_for(std::int64_t{0}, static_cast<std::int64_t>(triad_elements / triad_grain), std::int64_t{1},
+                      [&](std::int64_t piece) {
+                        const std::size_t lo = static_cast<std::size_t>(piece) * triad_grain;
+                        locus::touch(b.data.get() + lo, triad_grain * sizeof(double));
+                        locus::touch(c.data.get() + lo, triad_grain * sizeof(double));
+                        locus::touch(a.data.get() + lo, triad_grain * sizeof(double), locus::access::write);
+                        for (std::size_t i = lo; i < lo + triad_grain; ++i)
+                          a.data[i] = b.data[i] + 3.0 * c.data[i];
+                      });
+  const double seconds = locus::get_stats().elapsed_s;
+  EXPECT_EQ(a.data[triad_elements - 1], 4.0);
+  return 24.0 * static_cast<double>(triad_elements) / seconds / 1e9;
+}
+
+// Simulated ns per hop of a chase through lines in random order, one touch
+// per hop (separate touches are dependent).
+double chase_ns(const std::string& machine, int home) {
+  const std::size_t doubles_per_line = line / sizeof(double);
+  page_array buffer(chase_hops * doubles_per_line);
+  std::vector<std::size_t> order(chase_hops);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(42));
+  locus::runtime rt(on(machine, 1));
+  if (home >= 0)
+    locus::detail::simulate_place_pages(buffer.data.get(), chase_hops * line, home);
+  locus::reset_stats();
+  locus::fork_join(
+      [&] {
+        for (const std::size_t hop : order) locus::touch(buffer.data.get() + hop * doubles_per_line, sizeof(double));
+      },
+      [] {});
+  return locus::get_stats().elapsed_s * 1e9 / static_cast<double>(chase_hops);
+}
+
+struct figures {
+  double core_local, socket_local, core_remote, socket_remote;  // GB/s
+  double chase_local, chase_remote;                               // ns
+};
+
+// What the machine's figures say: see the comment at the top.
+figures expected(const sim::machine_model& m) {
+  const auto& topo = m.topo;
+  const int d = topo.numa_distance[0][remote_node];
+  const double local_ns = static_cast<double>(m.dram_cycles(sim::local_distance)) / m.clock_ghz;
+  const double remote_ns = static_cast<double>(m.dram_cycles(d)) / m.clock_ghz;
+  int cores = 0;
+  for (const auto& core : topo.cores) cores += core.numa_node == 0 ? 1 : 0;
+  const double in_flight = m.prefetch_outstanding > 0 ? m.prefetch_outstanding : m.outstanding_misses;
+  const auto little = [&](double ns) { return in_flight * static_cast<double>(line) / ns; };
+  const double controller = m.memory_controller_gbps > 0 ? m.memory_controller_gbps : 1e9;
+  const double link = m.link_gbps > 0 ? m.link_gbps * m.links_per_hop : 1e9;
+  return {std::min(controller, little(local_ns)),
+          std::min(controller, cores * little(local_ns)),
+          std::min({controller, link, little(remote_ns)}),
+          std::min({controller, link, cores * little(remote_ns)}),
+          local_ns,
+          remote_ns};
+}
+
+// ------------------------------------------------------------ the parts
+
+TEST(Interconnect, LinksFollowTheOneHopDistances) {
+  const sim::interconnect ring(sim::find_machine("numa-ws-4x8").topo);  // 10/20/30 ring of 4
+  EXPECT_EQ(ring.links.size(), 8u);                                     // each node to its two neighbours
+  EXPECT_EQ(ring.route(0, 1).size(), 1u);
+  EXPECT_EQ(ring.route(0, 3).size(), 1u);
+  ASSERT_EQ(ring.route(0, 2).size(), 2u);  // over node 1, the lower of the two ways
+  EXPECT_EQ(ring.links[static_cast<std::size_t>(ring.route(0, 2)[0])], (std::pair<int, int>{0, 1}));
+  EXPECT_EQ(ring.links[static_cast<std::size_t>(ring.route(0, 2)[1])], (std::pair<int, int>{1, 2}));
+  EXPECT_TRUE(ring.route(2, 2).empty());
+
+  const sim::interconnect mesh(sim::find_machine("tbb-numa-westmere-4x8").topo);  // 10/20: all one hop
+  EXPECT_EQ(mesh.links.size(), 12u);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) EXPECT_EQ(mesh.route(a, b).size(), a == b ? 0u : 1u);
+}
+
+sim::machine_model slow_two_nodes() {
+  sim::machine_model m = sim::find_machine("tbb-numa-nehalem-2x4");
+  m.clock_ghz = 1;                  // 1 cycle = 1 ns
+  m.memory_controller_gbps = 1;     // a 64-byte block: 64 cycles of a controller
+  m.link_gbps = 0.5;                // 128 cycles of a link
+  m.links_per_hop = 1;
+  return m;
+}
+
+TEST(Contention, EachResourceServesInTheOrderOfRequests) {
+  sim::contention queues(slow_two_nodes(), 64);
+  const std::vector<std::uint64_t> none{0, 0};
+  // Ten local blocks at time 0 hold node 0's controller until 640.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 0, std::vector<std::uint64_t>{10, 0}, none), 640);
+  // A block requested at 100 waits for them.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 100, std::vector<std::uint64_t>{1, 0}, none), 704);
+  // Node 1's controller is free; its block also crosses the link 1 -> 0.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 100, std::vector<std::uint64_t>{0, 1}, none), 228);
+  // A block from node 1's L3 needs only the link, which is busy until 228.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 200, none, std::vector<std::uint64_t>{0, 1}), 356);
+  // The other direction of the link is another resource.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(1, 200, std::vector<std::uint64_t>{1, 0}, none), 704 + 64);
+  // After idle time a resource starts at the request.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 10000, std::vector<std::uint64_t>{1, 0}, none), 10064);
+}
+
+TEST(Contention, WritebacksOccupyTheHomeControllerAndTheLinks) {
+  sim::contention queues(slow_two_nodes(), 64);
+  const std::vector<std::uint64_t> none{0, 0};
+  // Node 0 writes five blocks back to node 1: posted at 0, they hold node
+  // 1's controller until 320 and the link 0 -> 1 until 640.
+  queues.reserve_writebacks(0, 0, std::vector<std::uint64_t>{0, 5});
+  EXPECT_DOUBLE_EQ(queues.controller_free(1), 320);
+  EXPECT_DOUBLE_EQ(queues.controller_free(0), 0);
+  EXPECT_DOUBLE_EQ(queues.link_free(queues.links().route(0, 1)[0]), 640);
+  EXPECT_DOUBLE_EQ(queues.link_free(queues.links().route(1, 0)[0]), 0);
+  // A read of node 1's memory by node 1 waits behind them.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(1, 0, std::vector<std::uint64_t>{0, 1}, none), 384);
+}
+
+TEST(Contention, UnlimitedResourcesNeverDelay) {
+  sim::machine_model m = slow_two_nodes();
+  m.memory_controller_gbps = 0;
+  m.link_gbps = 0;
+  sim::contention queues(m, 64);
+  EXPECT_FALSE(queues.enabled());
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 50, std::vector<std::uint64_t>{1000, 1000}, std::vector<std::uint64_t>{0, 9}), 50);
+}
+
+// One worker, lines that are all cold (DRAM, local): a chase of separate
+// one-line touches pays every latency; a gather of the same lines overlaps
+// them up to the outstanding misses; a sequential touch of as many lines is
+// faster still (the prefetcher).
+TEST(MemoryParallelism, ChaseGatherAndStream) {
+  const std::string machine = "numa-ws-4x8";
+  const sim::machine_model m = sim::find_machine(machine);
+  constexpr std::size_t lines = 8192;
+  const std::size_t per_line = line / sizeof(double);
+  std::vector<std::uint32_t> order(lines);
+  std::iota(order.begin(), order.end(), 0u);
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  auto simulated_ns = [&](int how) {
+    page_array data(lines * per_line);
+    locus::runtime rt(on(machine, 1));
+    locus::reset_stats();
+    locus::fork_join(
+        [&] {
+          const double* base = data.data.get();
+          if (how == 0)
+            for (const std::uint32_t i : order) locus::touch(base + i * per_line, sizeof(double));
+          if (how == 1) {
+            std::vector<std::uint32_t> index(lines);
+            for (std::size_t k = 0; k < lines; ++k) index[k] = order[k] * static_cast<std::uint32_t>(per_line);
+            locus::touch_indexed(base, index.data(), lines, sizeof(double));
+          }
+          if (how == 2) locus::touch(base, lines * line);
+        },
+        [] {});
+    const auto total = locus::get_stats().total();
+    EXPECT_EQ(total.counter("local_dram"), lines);
+    return locus::get_stats().elapsed_s * 1e9;
+  };
+  const double latency_ns = static_cast<double>(m.latency.local_dram) / m.clock_ghz;
+  const double chase = simulated_ns(0), gather = simulated_ns(1), stream = simulated_ns(2);
+  const auto near = [](double value, double target) { return std::abs(value / target - 1) <= tolerance; };
+  EXPECT_TRUE(near(chase, lines * latency_ns)) << chase;
+  EXPECT_TRUE(near(gather, lines * latency_ns / m.outstanding_misses)) << gather;
+  EXPECT_TRUE(near(stream, lines * latency_ns / m.prefetch_outstanding)) << stream;
+}
+
+TEST(MemoryParallelism, GathersOffThePoolAreIgnored) {
+  std::vector<double> v(16, 1.0);
+  const std::int64_t index[] = {3, 1, 15};
+  locus::touch_indexed(v.data(), index, 3, sizeof(double));  // no simulated pool: nothing happens
+  locus::runtime rt(on("numa-ws-4x8", 2));
+  locus::reset_stats();
+  locus::touch_indexed(v.data(), index, 3, sizeof(double));  // the main thread is not a worker
+  EXPECT_EQ(locus::get_stats().total().counter("local_dram"), 0u);
+  EXPECT_EQ(locus::get_stats().total().counter("l1_hits"), 0u);
+}
+
+class Calibration : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Calibration, ReproducesTheMachineWithin15Percent) {
+  const std::string name = GetParam();
+  const sim::machine_model m = sim::find_machine(name);
+  ASSERT_GE(m.topo.num_numa_nodes, 2);
+  const sim::interconnect net(m.topo);
+  ASSERT_EQ(net.route(0, remote_node).size(), 1u) << "node 1 is one hop from node 0";
+  int socket = 0;
+  for (const auto& core : m.topo.cores) socket += core.numa_node == 0 ? 1 : 0;
+
+  const figures want = expected(m);
+  const figures got{triad_gbps(name, 1, -1),          triad_gbps(name, socket, -1),
+                    triad_gbps(name, 1, remote_node), triad_gbps(name, socket, remote_node),
+                    chase_ns(name, -1),               chase_ns(name, remote_node)};
+  std::printf("| `%s` | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.0f / %.0f | %.0f / %.0f |\n",
+              name.c_str(), got.core_local, want.core_local, got.socket_local, want.socket_local, got.core_remote,
+              want.core_remote, got.socket_remote, want.socket_remote, got.chase_local, want.chase_local,
+              got.chase_remote, want.chase_remote);
+  const auto near = [](double value, double target) { return std::abs(value / target - 1) <= tolerance; };
+  EXPECT_TRUE(near(got.core_local, want.core_local)) << got.core_local << " GB/s vs " << want.core_local;
+  EXPECT_TRUE(near(got.socket_local, want.socket_local)) << got.socket_local << " GB/s vs " << want.socket_local;
+  EXPECT_TRUE(near(got.core_remote, want.core_remote)) << got.core_remote << " GB/s vs " << want.core_remote;
+  EXPECT_TRUE(near(got.socket_remote, want.socket_remote)) << got.socket_remote << " GB/s vs " << want.socket_remote;
+  EXPECT_TRUE(near(got.chase_local, want.chase_local)) << got.chase_local << " ns vs " << want.chase_local;
+  EXPECT_TRUE(near(got.chase_remote, want.chase_remote)) << got.chase_remote << " ns vs " << want.chase_remote;
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, Calibration,
+                         ::testing::Values("numa-ws-4x8", "tbb-numa-westmere-4x8", "tbb-numa-nehalem-2x4",
+                                           "tbb-numa-bulldozer-4x4", "cats-opteron-4x4", "adws-cascadelake-2x28",
+                                           "nabbitc-8x10"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           std::replace(s.begin(), s.end(), '-', '_');
+                           return s;
+                         });
+
+}  // namespace
