@@ -391,8 +391,11 @@ TEST(ForkJoinHints, HintedBranchesReachTheirPlaces) {
     EXPECT_EQ(leaves.load(), 32);
     return at_place.load();
   };
-  EXPECT_GE(run("numa-ws"), 30);
-  EXPECT_LE(run("ws"), 20);
+  const int numa_ws = run("numa-ws"), ws = run("ws");
+  EXPECT_GE(numa_ws, 30);
+  EXPECT_LE(ws, 20);
+  RecordProperty("numa_ws_at_place", std::to_string(numa_ws));
+  RecordProperty("ws_at_place", std::to_string(ws));
 }
 
 // The sync-time push on fork_join's slow path: a parent earmarked for

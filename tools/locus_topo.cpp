@@ -29,8 +29,9 @@ constexpr std::string_view usage =
     "  --places KIND   numa, socket, l3, l2 or core (default: $LOCUS_PLACES, else numa)\n"
     "  --workers N     number of workers (default: $LOCUS_WORKERS, else the cores of a\n"
     "                  virtual topology, or the host's hardware threads)\n"
-    "  --steal-weights W  numa-ws per-victim weights by distance rank, own place\n"
-    "                  first (default: $LOCUS_STEAL_WEIGHTS, else 8,2,1); the\n"
+    "  --steal-weights W  numa-ws steal weights: distance (derived from the distance\n"
+    "                  matrix), or per-victim weights by distance rank, own place\n"
+    "                  first (default: $LOCUS_STEAL_WEIGHTS, else distance); the\n"
     "                  resulting steal probabilities between places are printed\n"
     "  --json          print one JSON object instead of text\n"
     "  --help          print this help\n"
@@ -142,8 +143,12 @@ int run(int argc, char** argv) {
     std::cout << json << "]}}\n";
   } else {
     std::cout << topo::describe(machine, placement);
-    std::cout << "numa-ws steals: per-victim weights by distance rank (own place first)";
-    for (double w : weights) std::cout << " " << w;
+    if (weights.empty()) {
+      std::cout << "numa-ws steals: weights derived from the distances (rank r: 1/(r+1)^2 of the steals)";
+    } else {
+      std::cout << "numa-ws steals: per-victim weights by distance rank (own place first)";
+      for (double w : weights) std::cout << " " << w;
+    }
     std::cout << "\n  probability that a thief at place (row) picks a victim at place (column):\n";
     for (std::size_t a = 0; a < steal.size(); ++a) {
       std::cout << "  " << a << ":";

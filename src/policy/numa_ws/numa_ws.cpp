@@ -179,6 +179,10 @@ int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& f
     const int receiver = receivers[ctx->rng(w).below(static_cast<std::uint32_t>(receivers.size()))];
     ctx->count(w, push_attempts);
     ctx->charge(w, mailbox_op, receiver);
+    // The failed pushes so far go with the frame; only now, while it is
+    // still ours: once the CAS succeeds the receiver may run it and its
+    // memory may be gone.
+    if (fill != reserved_slot()) fill->scratch = static_cast<std::uint16_t>(failed);
     frame* empty = nullptr;
     if (mailboxes_[static_cast<std::size_t>(receiver)].slot.compare_exchange_strong(empty, fill,
                                                                                      std::memory_order_seq_cst))
@@ -214,8 +218,10 @@ frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
   if (!earmarked_elsewhere(w, *f)) return f;
   int failed = f->scratch;
   const int receiver = claim_mailbox(w, f->ctx.place, f, failed);
-  f->scratch = static_cast<std::uint16_t>(failed);
-  if (receiver < 0) return f;
+  if (receiver < 0) {
+    f->scratch = static_cast<std::uint16_t>(failed);
+    return f;
+  }
   // From here on f may already run on the receiver's place.
   deposited(w, receiver);
   return nullptr;

@@ -121,7 +121,7 @@ policy_entry numa_ws_entry();
 // "distance" -> {} (derived from the distance matrix, victim_weight).
 // Throws config_error naming `setting`. Shared with locus-topo.
 std::vector<double> parse_steal_weights(std::string_view setting, std::string_view text);
-inline constexpr const char* default_steal_weights = "8,2,1";
+inline constexpr const char* default_steal_weights = "distance";
 
 // The probability that a thief at place `from` picks a victim at each place
 // (row sums to 1; 0 for places without workers other than the thief), given
