@@ -264,4 +264,37 @@ TEST(Trace, PolicyRecordsNamedEvents) {
   std::remove(path.c_str());
 }
 
+// numa-ws records its pushes: one "push" instant per push it counts, and
+// a "mailbox take" per frame taken from a mailbox (SIMULATED, numa-ws-4x8).
+long hinted_sum(int depth, int place) {
+  if (depth == 0) {
+    locus::compute(2000);
+    return 1;
+  }
+  long a = 0, b = 0;
+  locus::fork_join(locus::at(place, [&] { a = hinted_sum(depth - 1, place); }),
+                   locus::at((place + 1) % 4, [&] { b = hinted_sum(depth - 1, (place + 1) % 4); }));
+  return a + b;
+}
+
+TEST(Trace, NumaWsRecordsItsPushes) {
+  const std::string path = temp_path("numa-ws");
+  std::uint64_t pushes = 0, hits = 0;
+  {
+    locus::runtime_options o = simulated(path, 32);
+    o.policy = "numa-ws";
+    o.places = "socket";
+    locus::runtime rt(o);
+    EXPECT_EQ(hinted_sum(10, 0), 1024);
+    const locus::stats st = locus::get_stats();
+    pushes = st.total().counter("pushes");
+    hits = st.total().counter("mailbox_hits");
+  }
+  const std::string text = read_file(path);
+  EXPECT_GT(pushes, 0u);
+  EXPECT_EQ(static_cast<std::uint64_t>(count_of(text, "\"name\":\"push\"")), pushes);
+  EXPECT_EQ(static_cast<std::uint64_t>(count_of(text, "\"name\":\"mailbox take\"")), hits);
+  std::remove(path.c_str());
+}
+
 }  // namespace

@@ -94,6 +94,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     if (frame* f = victim->deque.steal_if([&](std::uint32_t tag) { return sets_.has(tag, mine) || (seen = tag, false); })) {
       ctx->stole(w);
       ctx->count(w, colored_steals);
+      ctx->trace(w, "colored steal", victim->id);
       me.stolen = true;
       found_work(w);
       return {f, found_at::steal};

@@ -196,6 +196,7 @@ int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& f
 // place and wake the receiver, or, if it is busy, an idle place-mate.
 void numa_ws_policy::deposited(worker_view& w, int receiver) {
   ctx->count(w, pushes);
+  ctx->trace(w, "push", receiver);
   worker_view& r = ctx->worker_at(receiver);
   deposits_[static_cast<std::size_t>(r.place)].count.fetch_add(1, std::memory_order_seq_cst);
   if (ctx->wake(r)) return;
@@ -211,6 +212,7 @@ frame* numa_ws_policy::take_from(worker_view& w, int owner) {
   if (!slot.compare_exchange_strong(f, nullptr, std::memory_order_acq_rel)) return nullptr;
   deposits_[static_cast<std::size_t>(ctx->worker_at(owner).place)].count.fetch_sub(1, std::memory_order_relaxed);
   ctx->count(w, mailbox_hits);
+  ctx->trace(w, "mailbox take", owner);
   return f;
 }
 
