@@ -132,7 +132,8 @@ int run(int argc, char** argv) {
   if (opts.json) {
     std::string json = topo::to_json(machine, placement);
     json.pop_back();  // the closing brace
-    json += ",\"numa_ws_steal\":{\"weights\":[";
+    // "derived": weights from the distance matrix (an empty list), else the given ones.
+    json += std::string(",\"numa_ws_steal\":{\"derived\":") + (weights.empty() ? "true" : "false") + ",\"weights\":[";
     for (std::size_t i = 0; i < weights.size(); ++i) json += (i ? "," : "") + std::to_string(weights[i]);
     json += "],\"probabilities\":[";
     for (std::size_t a = 0; a < steal.size(); ++a) {
