@@ -399,6 +399,10 @@ struct cell {
   locus::worker_stats counters;  // summed over timed runs (locus only)
   std::size_t block_bytes = 0;   // the simulator's unit of memory access
   std::string trace;             // --trace: the file of its last timed run
+  // LOCUS_SPAN=1: work (T_1), span (T_inf) and burdened span, summed over
+  // timed runs (docs/observability.md).
+  bool span_measured = false;
+  double span_work_s = 0, span_s = 0, burdened_span_s = 0;
 };
 
 // The trace file of a cell: DIR/<benchmark>_<variant>_P<workers>.json, the
@@ -534,6 +538,12 @@ int run(int argc, char** argv) {
             c.block_bytes = stats.block_bytes;
           }
           if (timed) c.counters += stats.total();
+          if (timed && stats.span_measured) {
+            c.span_measured = true;
+            c.span_work_s += stats.work_s;
+            c.span_s += stats.span_s;
+            c.burdened_span_s += stats.burdened_span_s;
+          }
         }
         const std::string why = inst->verify();
         if (!why.empty() && c.verified) {
@@ -589,6 +599,13 @@ int run(int argc, char** argv) {
             .add("steal_attempts", static_cast<double>(c.counters.steal_attempts) / n);
         // The policy's own counters, under the names its registry entry gives.
         for (const auto& pc : c.counters.policy_counters) o.add(pc.name, static_cast<double>(pc.value) / n);
+      }
+      if (c.span_measured && c.span_s > 0) {
+        o.add("t1_work_s", c.span_work_s / n)
+            .add("tinf_span_s", c.span_s / n)
+            .add("burdened_span_s", c.burdened_span_s / n)
+            .add("parallelism", c.span_work_s / c.span_s)
+            .add("burdened_parallelism", c.span_work_s / c.burdened_span_s);
       }
       if (opt.simulate) {
         // The engine's counters: cache blocks by where the memory model

@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/span_hooks.hpp"
 #include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/place.hpp"
@@ -120,12 +121,22 @@ template <class F, class G>
 template <class F, class G>
 [[gnu::noinline]] void traced(F& f, G& g);
 
-// Cold: a worker with hooks (policy hooks or tracing). Pushes the job and
-// returns true, or runs both branches another way and returns false: traced,
-// or parent-first when the policy chose it.
+// Cold: a worker with hooks (policy hooks, tracing or LOCUS_SPAN). Pushes
+// the job and returns true, or runs both branches another way and returns
+// false: measured, traced, or parent-first when the policy chose it.
 template <class F, class G>
 [[gnu::noinline]] bool hooked_push(detail::worker_view& w, detail::fork_job& job, F& f, G& g, std::int32_t f_place) {
   auto& g_fn = detail_branch::fn_of(g);
+  if (w.hooks & detail::hook_span) {
+    // LOCUS_SPAN (span_hooks.hpp): both branches here, timed; g is the
+    // branch a thief would take.
+    std::exception_ptr f_error = detail::run_span_child(detail_branch::fn_of(f), detail::span_steal::none);
+    std::exception_ptr g_error = detail::run_span_child(g_fn, detail::span_steal::child);
+    detail::span_sync();
+    if (f_error) std::rethrow_exception(f_error);
+    if (g_error) std::rethrow_exception(g_error);
+    return false;
+  }
   if constexpr (!detail::is_traced_task<std::remove_cvref_t<decltype(g_fn)>>) {
     if (w.hooks & detail::hook_trace) {
       traced(f, g);

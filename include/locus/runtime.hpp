@@ -46,6 +46,9 @@ struct runtime_options {
                               //   here when the pool stops; default none (docs/observability.md)
   std::size_t trace_max = 0;  // LOCUS_TRACE_MAX, bytes (K/M/G suffix): recording stops before the
                               //   file would pass this size, and says so; default 512M
+  int span = -1;              // LOCUS_SPAN: 1 measures work and span (T_1, T_inf; constructs
+                              //   then run serially, timed; locus::get_stats() and LOCUS_STATS
+                              //   report them); default 0 (docs/observability.md)
 };
 
 class runtime {

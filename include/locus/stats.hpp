@@ -57,6 +57,14 @@ struct stats {
   double elapsed_s = 0;
   bool simulated = false;          // counted by the simulator
   std::size_t block_bytes = 0;     // the simulator's unit of memory access (a line, or LOCUS_SIM_BLOCK)
+  // With LOCUS_SPAN=1: the work (T_1), span (T_inf) and burdened span of
+  // the roots that finished, in seconds (simulated under the simulator),
+  // summed over roots; zero otherwise (docs/observability.md).
+  bool span_measured = false;
+  double work_s = 0, span_s = 0, burdened_span_s = 0;
+  std::uint64_t span_roots = 0;
+  double parallelism() const { return span_s > 0 ? work_s / span_s : 0; }
+  double burdened_parallelism() const { return burdened_span_s > 0 ? work_s / burdened_span_s : 0; }
   worker_stats total() const;      // sums (worker = -1)
   std::string summary() const;     // a readable table
   std::string to_json() const;     // one JSON object

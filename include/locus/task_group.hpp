@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/span_hooks.hpp"
 #include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/label.hpp"
@@ -195,6 +196,10 @@ class task_group {
   // work-first spawn the policy turns parent-first. Returns whether it did.
   template <class F>
   [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place) {
+    if (w.hooks & detail::hook_span) {
+      run_measured(f, detail::span_steal::continuation);
+      return true;
+    }
     if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
       if (w.hooks & detail::hook_trace) {  // spawned again, wrapped; the policy is asked then
         if (place == w.ctx.place) spawn(traced<F>(std::forward<F>(f), nullptr));
@@ -207,8 +212,19 @@ class task_group {
     return true;
   }
 
+  // LOCUS_SPAN (span_hooks.hpp): the child runs here at once, timed; the
+  // group syncs through sync_group, which joins the measured paths.
+  template <class F>
+  [[gnu::noinline]] void run_measured(F& f, detail::span_steal steal) {
+    used_ = true;
+    state_.stolen = true;
+    if (std::exception_ptr e = detail::run_span_child(f, steal)) state_.record_error(e);
+  }
+
   template <class F>
   void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
+    if (w.hooks & detail::hook_span) [[unlikely]]
+      return run_measured(f, detail::span_steal::child);
     if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
       if (w.hooks & detail::hook_trace) [[unlikely]]
         return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);

@@ -236,6 +236,11 @@ settings resolve_settings(const runtime_options& o) {
   } else if (const std::string v = env("LOCUS_TRACE_MAX"); !v.empty()) {
     s.trace_max = parse_byte_size("LOCUS_TRACE_MAX", v, tunables::min_trace_max, tunables::max_trace_max);
   }
+  if (o.span >= 0) {
+    s.span = o.span != 0;
+  } else if (const std::string v = env("LOCUS_SPAN"); !v.empty()) {
+    s.span = parse_integer("LOCUS_SPAN", v, 0, 1, "1 to measure work and span (constructs run serially) or 0 not to") != 0;
+  }
   s.trace_path = !o.trace.empty() ? o.trace : env("LOCUS_TRACE");
   if (!s.trace_path.empty()) {
     // Said now rather than when the pool stops and the run is over.

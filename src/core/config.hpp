@@ -37,6 +37,9 @@ struct tunables {
   // is just going to sleep; the timer bounds the cost of such a miss.
   static constexpr std::uint64_t min_nap_ns = 200'000;
   static constexpr std::uint64_t max_nap_ns = 10'000'000;
+  // LOCUS_SPAN: what the burdened span charges where a thief would take
+  // work, in ns (Cilkscale's burden is 15000 cycles, 5 us at 3 GHz).
+  static constexpr std::uint64_t span_burden_ns = 5'000;
   // The size a trace may reach before recording stops (LOCUS_TRACE_MAX):
   // some seconds of fine-grained tasks on a few workers, and a file the
   // Perfetto UI still opens (it loads traces of up to about 1 GB in the
@@ -67,6 +70,7 @@ struct settings {
   std::vector<std::pair<std::string, std::string>> policy_options;
   bool wrap_hints = false;       // LOCUS_HINT_RANGE=wrap: out-of-range places taken modulo
   std::string stats_at_exit;  // LOCUS_STATS: "" (off), "summary", "json" (stderr) or "json:FILE"
+  bool span = false;          // LOCUS_SPAN: measure work and span (span_hooks.hpp)
   std::string trace_path;     // LOCUS_TRACE: "" (off) or the trace file (docs/observability.md)
   std::size_t trace_max = tunables::default_trace_max;  // LOCUS_TRACE_MAX
 };

@@ -24,6 +24,7 @@
 //   task group's sync does, and suspends only if the policy wants the
 //   frame elsewhere.
 #include "core/join.hpp"
+#include "core/span.hpp"
 
 #include <cassert>
 #include <new>
@@ -233,6 +234,14 @@ void sync_group(group_state& g) {
   worker_view* view = current_worker();
   if (view == nullptr) return sync_from_outside(g);
   worker* w = static_cast<worker*>(view);
+  if (w->hooks & hook_span) [[unlikely]] {
+    // LOCUS_SPAN: the children ran at their spawns (span_hooks.hpp).
+    span_sync();
+    if (g.parent_first_pending == 0 && g.outstanding.load(std::memory_order_acquire) == 0) {
+      g.stolen = false;
+      return;
+    }
+  }
   if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_group(*w, group_event::synced, &g);
 
   // Parent-first children that nobody stole run here, newest first.
@@ -439,6 +448,17 @@ frame* run_outside_spawn(frame* f) {
 
 void spawn_child_from_outside(group_state& g, parent_first_job* child) {
   runtime_state& rt = pool();
+  if (rt.cfg.span) {
+    // LOCUS_SPAN runs constructs in serial order: the child as a measured
+    // root, the caller after it.
+    g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+    g.stolen = true;
+    run_on_pool([](void* job) {
+      [[maybe_unused]] frame* ready = run_parent_first_job(static_cast<parent_first_job*>(job));
+      assert(ready == nullptr && "nobody waits on an outside group while its caller is blocked here");
+    }, child);
+    return;
+  }
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   g.stolen = true;  // runs elsewhere: sync must wait for it
   std::binary_semaphore resume{0};
@@ -464,11 +484,16 @@ struct root_task : frame {
 
 frame* run_root_task(frame* f) {
   auto* root = static_cast<root_task*>(f);
+  // LOCUS_SPAN: the root's measure is in the totals before its submitter
+  // can read them.
+  const bool measured = (this_worker().hooks & hook_span) != 0;
+  if (measured) span_root_begin(this_worker());
   try {
     root->fn(root->arg);
   } catch (...) {
     root->error = std::current_exception();
   }
+  if (measured) span_root_end(this_worker());
   root_finished(*this_worker().rt);
   root->done.release();  // the submitter may destroy root from here on
   return nullptr;

@@ -122,6 +122,8 @@ runtime_state::runtime_state(settings s)
     }
     g_tracing = true;
   }
+  if (cfg.span)
+    for (auto& w : workers) w->hooks |= hook_span;
   if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
     std::fprintf(stderr,
                  "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "

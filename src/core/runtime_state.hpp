@@ -69,11 +69,17 @@ struct runtime_state {
   // LOCUS_TRACE: the recorder, or null (docs/observability.md). Written to
   // its file once the workers have stopped.
   std::unique_ptr<trace::recorder> trace;
+  // LOCUS_SPAN: the roots' work, span and burdened span (ns), summed over
+  // roots as they finish (core/span.cpp).
+  struct span_totals {
+    std::atomic<std::uint64_t> work_ns{0}, span_ns{0}, burdened_ns{0}, roots{0};
+  } span;
   // What reset_stats() saw; get_stats() reports the difference (stats.cpp).
   struct {
     std::mutex mutex;
     std::vector<locus::worker_stats> workers;  // empty: never reset
     std::uint64_t busy_ns = 0;
+    std::uint64_t span_work_ns = 0, span_ns = 0, span_burdened_ns = 0, span_roots = 0;
   } baseline;
 
  private:

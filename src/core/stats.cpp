@@ -179,6 +179,14 @@ std::string stats::summary() const {
   };
   for (const auto& s : workers) row(s, nullptr);
   row(total(), "total");
+  if (span_measured) {
+    std::snprintf(line, sizeof line,
+                  "work and span (LOCUS_SPAN, %llu roots): work %.6f s, span %.6f s, parallelism %.2f; "
+                  "burdened span %.6f s, burdened parallelism %.2f\n",
+                  static_cast<unsigned long long>(span_roots), work_s, span_s, parallelism(), burdened_span_s,
+                  burdened_parallelism());
+    o << line;
+  }
   return o.str();
 }
 
@@ -192,7 +200,12 @@ std::string stats::to_json() const {
   }
   o << "],\"total\":{";
   json_fields(o, total());
-  o << "}}";
+  o << '}';
+  if (span_measured)
+    o << ",\"span\":{\"work_s\":" << work_s << ",\"span_s\":" << span_s << ",\"burdened_span_s\":" << burdened_span_s
+      << ",\"parallelism\":" << parallelism() << ",\"burdened_parallelism\":" << burdened_parallelism()
+      << ",\"roots\":" << span_roots << '}';
+  o << '}';
   return o.str();
 }
 
@@ -209,6 +222,12 @@ stats get_stats() {
     for (std::size_t i = 0; i < out.workers.size(); ++i)
       out.workers[i] = minus(out.workers[i], rt.baseline.workers[i]);
   out.elapsed_s = static_cast<double>(busy - (since_reset ? rt.baseline.busy_ns : 0)) * 1e-9;
+  out.span_measured = rt.cfg.span;
+  const auto& totals = rt.span;
+  out.work_s = static_cast<double>(totals.work_ns.load() - rt.baseline.span_work_ns) * 1e-9;
+  out.span_s = static_cast<double>(totals.span_ns.load() - rt.baseline.span_ns) * 1e-9;
+  out.burdened_span_s = static_cast<double>(totals.burdened_ns.load() - rt.baseline.span_burdened_ns) * 1e-9;
+  out.span_roots = totals.roots.load() - rt.baseline.span_roots;
   return out;
 }
 
@@ -216,6 +235,10 @@ void reset_stats() {
   detail::runtime_state& rt = detail::pool();
   std::lock_guard lock(rt.baseline.mutex);
   rt.baseline.workers = raw_snapshot(rt, rt.baseline.busy_ns);
+  rt.baseline.span_work_ns = rt.span.work_ns.load();
+  rt.baseline.span_ns = rt.span.span_ns.load();
+  rt.baseline.span_burdened_ns = rt.span.burdened_ns.load();
+  rt.baseline.span_roots = rt.span.roots.load();
 }
 
 }  // namespace locus

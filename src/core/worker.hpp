@@ -12,6 +12,7 @@
 #include "core/inbox.hpp"
 #include "engine/random.hpp"
 #include "policy/policy_context.hpp"
+#include "locus/detail/span_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 
 namespace locus::detail {
@@ -57,6 +58,11 @@ struct worker : worker_view {
   // This worker's trace log (src/trace/recorder.hpp) while tracing; written
   // only behind hooks & hook_trace.
   trace::worker_log* trace_log = nullptr;
+  // LOCUS_SPAN: the measure of the task running here (null outside a root)
+  // and the root's own, kept here because a root runs to its end on the
+  // worker that took it (nothing is stolen in that mode).
+  span_frame* span_top = nullptr;
+  span_frame span_root;
 
   // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
   alignas(64) std::atomic<std::uint32_t> park_word{0};

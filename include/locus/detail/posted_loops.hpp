@@ -10,6 +10,7 @@
 #include <exception>
 #include <vector>
 
+#include "locus/detail/span_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/partition.hpp"
 #include "locus/runtime.hpp"
@@ -60,7 +61,22 @@ void prepare_piece(loop_piece& p, group_state& g, Run& run, std::size_t index, s
 
 // Posts the pieces whose worker is not the caller; runs the caller's own
 // (and any that could not be posted) inline, in order; waits for all.
+// LOCUS_SPAN (span_hooks.hpp): every sub-range here, each a timed child.
+[[gnu::noinline]] inline void run_pieces_measured(loop_piece* pieces, std::size_t n, group_state& g) {
+  std::exception_ptr own_error;
+  for (std::size_t i = 0; i < n; ++i) {
+    pieces[i].posted = false;
+    pieces[i].ran_on = current_worker()->id;
+    std::exception_ptr e =
+        run_span_child([&] { pieces[i].run_range(pieces[i].loop, i, pieces[i].lo, pieces[i].hi); }, span_steal::child);
+    if (e && !own_error) own_error = e;
+  }
+  span_sync();
+  finish_posted(g, own_error);
+}
+
 inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size_t n, group_state& g) {
+  if (current_worker()->hooks & hook_span) [[unlikely]] return run_pieces_measured(pieces, n, g);
   const int self = current_worker()->id;
   for (std::size_t i = 0; i < n; ++i) {
     // Written before the deposit publishes the piece; read below only by us.

@@ -49,6 +49,9 @@ inline constexpr std::uint8_t hook_spawn_order = 1;
 inline constexpr std::uint8_t hook_task_events = 2;
 inline constexpr std::uint8_t hook_tag_frames = 4;
 inline constexpr std::uint8_t hook_trace = 8;
+// hook_span: set by the core on every worker with LOCUS_SPAN=1; constructs
+// run serially and time their strands (span_hooks.hpp).
+inline constexpr std::uint8_t hook_span = 16;
 
 // Pushes f on the worker's own deque, tagged if the policy asked for it.
 inline void push_own(worker_view& w, frame* f) {
