@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "common/harness.hpp"
-#include "heat/kernel.hpp"
 #include "common/places.hpp"
+#include "heat/kernel.hpp"
+#include "heat/verify.hpp"
 
 namespace {
 
@@ -45,25 +46,7 @@ class heat_instance final : public bench::instance {
     bench::dispatch(v, [&]<class P>() { result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, grain_); });
   }
 
-  // The stencil has no reductions and every cell is computed by the same
-  // expression whichever thread runs its row, so the result must equal the
-  // serial one bit for bit.
-  std::string verify() override {
-    if (result_ == nullptr) return "no result";
-    std::int64_t wrong = 0, first = -1;
-    for (std::int64_t c = 0; c < cells(); ++c)
-      if (result_[c] != reference_[static_cast<std::size_t>(c)]) {
-        if (first < 0) first = c;
-        ++wrong;
-      }
-    if (wrong == 0) return "";
-    std::ostringstream why;
-    why.precision(17);
-    why << wrong << " of " << cells() << " cells differ from the serial result; first at row " << first / n_
-        << ", column " << first % n_ << ": " << result_[first] << ", expected "
-        << reference_[static_cast<std::size_t>(first)];
-    return why.str();
-  }
+  std::string verify() override { return heat::grid_mismatch(result_, reference_, n_); }
 
   std::string summary() override {
     const double checksum = result_ == nullptr ? 0.0 : std::accumulate(result_, result_ + cells(), 0.0);
