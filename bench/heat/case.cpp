@@ -14,16 +14,9 @@
 #include "common/harness.hpp"
 #include "common/places.hpp"
 #include "heat/kernel.hpp"
-#include "heat/verify.hpp"
+#include "heat/grids.hpp"
 
 namespace {
-
-// Every cell, boundary included, starts in [1, 2] in a pattern that varies in
-// both directions, so the stencil has real work to do from the first step.
-void fill_initial(std::vector<double>& grid, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) grid[i * n + j] = 1.0 + static_cast<double>((7 * i + 13 * j) % 17) / 16.0;
-}
 
 class heat_instance final : public bench::instance {
  public:
@@ -35,10 +28,7 @@ class heat_instance final : public bench::instance {
   }
 
   void prepare() override {
-    fill_initial(even_, n_);
-    fill_initial(odd_, n_);
-    bench::place_blocks(std::span(even_));
-    bench::place_blocks(std::span(odd_));
+    heat::prepare_grids(even_, odd_, n_);
     result_ = nullptr;
   }
 
