@@ -5,6 +5,9 @@
 #include "core/runtime_state.hpp"
 #include "trace/recorder.hpp"
 
+#include <initializer_list>
+#include <utility>
+
 namespace locus::detail {
 
 bool g_tracing = false;
@@ -99,23 +102,17 @@ void start_run(worker& w, worker_log& L, std::uint64_t now) {
 // An arrow from worker `from_worker` at from_ts to this worker now.
 void arrow(worker_log& L, int from_worker, std::uint64_t from_ts, std::uint64_t now, const char* name) {
   const std::uint64_t id = (static_cast<std::uint64_t>(L.worker) << 40) | ++L.flows;
-  if (record* r = L.next()) {
-    *r = {};
-    r->type = record_type::flow_out;
-    r->ts = from_ts;
-    r->dur = id;
-    r->name = name;
-    r->worker = L.worker;
-    r->other = from_worker;
-  }
-  if (record* r = L.next()) {
-    *r = {};
-    r->type = record_type::flow_in;
-    r->ts = now;
-    r->dur = id;
-    r->name = name;
-    r->worker = L.worker;
-    r->other = from_worker;
+  // The arrow's two ends, one record each, tied by the flow id.
+  for (const auto& [type, ts] : {std::pair{record_type::flow_out, from_ts}, std::pair{record_type::flow_in, now}}) {
+    if (record* r = L.next()) {
+      *r = {};
+      r->type = type;
+      r->ts = ts;
+      r->dur = id;
+      r->name = name;
+      r->worker = L.worker;
+      r->other = from_worker;
+    }
   }
 }
 
