@@ -223,13 +223,15 @@ class task_group {
 
   template <class F>
   void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
-    if (w.hooks & detail::hook_span) [[unlikely]]
-      return run_measured(f, detail::span_steal::child);
-    if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
-      if (w.hooks & detail::hook_trace) [[unlikely]]
-        return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);
+    // One test of the hooks byte: measured (LOCUS_SPAN), traced, or the
+    // policy told of the spawn.
+    if (w.hooks != 0) [[unlikely]] {
+      if (w.hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
+      if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
+        if (w.hooks & detail::hook_trace) return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);
+      }
+      hooked_spawn(w, false);
     }
-    if (w.hooks != 0) [[unlikely]] hooked_spawn(w, false);
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));

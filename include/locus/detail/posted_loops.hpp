@@ -76,8 +76,9 @@ void prepare_piece(loop_piece& p, group_state& g, Run& run, std::size_t index, s
 }
 
 inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size_t n, group_state& g) {
-  if (current_worker()->hooks & hook_span) [[unlikely]] return run_pieces_measured(pieces, n, g);
-  const int self = current_worker()->id;
+  const worker_view* w = current_worker();
+  if (w->hooks & hook_span) [[unlikely]] return run_pieces_measured(pieces, n, g);
+  const int self = w->id;
   for (std::size_t i = 0; i < n; ++i) {
     // Written before the deposit publishes the piece; read below only by us.
     pieces[i].posted = target[i] != self;
