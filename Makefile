@@ -53,6 +53,9 @@ bench-quick: build
 	@rm -f $(RESULTS)/quick.jsonl
 	@echo "running the quick benchmark suite (a few minutes; progress below)"
 	@$(BUILD)/bin/locus-bench --size quick --reps $(REPS) --out $(RESULTS)/quick.jsonl
+	@echo "work and span of each benchmark (LOCUS_SPAN=1, one instrumented run each)"
+	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --size quick --variants locus:ws --reps 1 --warmup 0 \
+	  --quiet --out $(RESULTS)/quick.jsonl
 	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report \
 	  --title "locus benchmarks (quick sizes)" >/dev/null
 	@echo "report: $(RESULTS)/report/report.html (and report.md)"
@@ -65,6 +68,9 @@ bench-sim: build
 	@rm -f $(RESULTS)/sim.jsonl
 	@$(BUILD)/bin/locus-bench --engine sim --machine numa-ws-4x8 --size quick --workers 1,32 \
 	  --benchmarks cg,cilksort,heat,hull1,hull2,matmul,matmul-z,strassen,strassen-z --out $(RESULTS)/sim.jsonl
+	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --engine sim --machine numa-ws-4x8 --size quick --workers 1,32 \
+	  --variants locus:ws --benchmarks cg,cilksort,heat,hull1,hull2,matmul,matmul-z,strassen,strassen-z \
+	  --quiet --out $(RESULTS)/sim.jsonl
 	@$(PYTHON) bench/report/report.py $(RESULTS)/sim.jsonl --out $(RESULTS)/report-sim \
 	  --title "locus on the simulated NUMA-WS machine (numa-ws-4x8)" >/dev/null
 	@echo "report: $(RESULTS)/report-sim/report.html"

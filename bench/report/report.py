@@ -22,6 +22,13 @@ simulator, each place's memory accesses by level. Which cells: those the
 user traced (e.g. one benchmark, one variant, one worker count), or every
 cell at --size tiny.
 
+Cells run with LOCUS_SPAN=1 (they carry "parallelism") measure the
+program's work T_1 and span T_inf instead of its time: they are kept apart
+from the timed cells, listed in a "work and span" table per benchmark, and
+give the parallelism bound of that benchmark's speedup plot (the Cilkscale
+picture: measured speedup against min(P, parallelism) and min(P, burdened
+parallelism)).
+
 The report opens with a table of contents and the provenance of the runs
 its cells come from (the "run" record locus-bench writes before each run's
 cells: date, commit, compiler and flags, CPU and caches, library versions,
@@ -85,9 +92,15 @@ def load(paths):
                     continue
                 row["_run"] = run
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
-                       row["variant"], row["workers"])
+                       row["variant"], row["workers"], is_span_cell(row))
                 cells[key] = row  # the latest measurement of a cell wins
     return list(cells.values()), runs
+
+
+def is_span_cell(row):
+    """A cell of a LOCUS_SPAN=1 run: its time is that of an instrumented
+    serial-order run, its figures are work and span."""
+    return "parallelism" in row
 
 
 def spread(row):
@@ -113,9 +126,11 @@ def fmt(x, digits=3):
 
 
 class Benchmark:
-    def __init__(self, name, rows):
+    def __init__(self, name, all_rows):
         self.name = name
-        self.rows = rows
+        self.span_rows = [r for r in all_rows if is_span_cell(r)]
+        rows = [r for r in all_rows if not is_span_cell(r)]
+        self.rows = rows  # the timed cells (none when only span cells were run)
         self.by_variant = defaultdict(dict)
         for r in rows:
             self.by_variant[r["variant"]][r["workers"]] = r
@@ -123,9 +138,9 @@ class Benchmark:
         self.t_s = serial["median_s"] if serial else None
         self.workers = sorted({r["workers"] for r in rows})
         self.variants = sorted(self.by_variant, key=variant_key)
-        self.verified = all(r["verified"] for r in rows)
-        self.params = rows[0].get("params", {})
-        self.summary = rows[0].get("summary", "")
+        self.verified = all(r["verified"] for r in all_rows)
+        self.params = all_rows[0].get("params", {})
+        self.summary = all_rows[0].get("summary", "")
 
     def t(self, variant, p):
         row = self.by_variant.get(variant, {}).get(p)
@@ -219,6 +234,62 @@ def sim_overview(benchmarks):
             row["verified"] = "yes" if b.verified else "NO"
             rows.append(row)
     return rows
+
+
+def span_table(b):
+    """Work and span of each LOCUS_SPAN=1 cell (docs/observability.md)."""
+    rows = []
+    for r in sorted(b.span_rows, key=lambda r: (variant_key(r["variant"]), r["workers"])):
+        row = OrderedDict()
+        row["variant"] = r["variant"]
+        row["P"] = r["workers"]
+        row["work T_1 s"] = fmt(r["t1_work_s"], 4)
+        row["span T_inf s"] = fmt(r["tinf_span_s"], 4)
+        row["burdened span s"] = fmt(r["burdened_span_s"], 4)
+        row["parallelism"] = fmt(r["parallelism"], 4)
+        row["burdened parallelism"] = fmt(r["burdened_parallelism"], 4)
+        row["verified"] = "yes" if r["verified"] else "NO"
+        rows.append(row)
+    return rows
+
+
+def span_cell_for(b, p):
+    """The span cell that bounds the speedup at P workers: the one run at P
+    (loops and static partitions cut their range by the worker count, so
+    the DAG, and its parallelism, can depend on P), else the one of the
+    fewest workers; of several variants, the first in the report's order."""
+    at_p = [r for r in b.span_rows if r["workers"] == p]
+    pool = at_p or [r for r in b.span_rows if r["workers"] == min(x["workers"] for x in b.span_rows)]
+    return min(pool, key=lambda r: variant_key(r["variant"]))
+
+
+def plot_parallelism(b):
+    """Measured speedup against the work and span laws: T_P >= T_1/P and
+    T_P >= T_inf, so speedup <= min(P, parallelism); the burdened line
+    charges a steal at every point where one could happen."""
+    timed_variants = [v for v in b.variants if v.startswith("locus") and len(b.by_variant[v]) > 1]
+    if not b.span_rows or not timed_variants:
+        return None
+    ps = b.workers
+    bounds = [span_cell_for(b, p) for p in ps]
+    fig, ax = plt.subplots(figsize=(4.6, 3.2))
+    for v in timed_variants:
+        ps = sorted(b.by_variant[v])
+        base = b.t_s or b.t(v, 1)
+        ax.plot(ps, [base / b.t(v, p) for p in ps], marker="o", label=f"{v} measured")
+    par = [r["parallelism"] for r in bounds]
+    burdened = [r["burdened_parallelism"] for r in bounds]
+    ax.plot(ps, [min(p, x) for p, x in zip(ps, par)], linestyle="--", color="black",
+            label=f"min(P, parallelism {fmt(par[-1], 3)} at P={ps[-1]})")
+    ax.plot(ps, [min(p, x) for p, x in zip(ps, burdened)], linestyle=":", color="#c44e52",
+            label=f"min(P, burdened {fmt(burdened[-1], 3)})")
+    ax.set_xlabel("workers P")
+    ax.set_ylabel("speedup T_S / T_P" if b.t_s else "speedup T_1 / T_P")
+    ax.set_xticks(ps)
+    ax.set_title(f"{b.name}: speedup and its bound ({bounds[-1]['variant']} span run)", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return svg_of(fig)
 
 
 def svg_of(fig):
@@ -458,7 +529,8 @@ def main():
         for r in group_rows:
             by_bench[r["benchmark"]].append(r)
         benchmarks = [Benchmark(name, rs) for name, rs in by_bench.items()]
-        ov = sim_overview(benchmarks) if engine == "sim" else overview(benchmarks)
+        timed_benchmarks = [b for b in benchmarks if b.rows]
+        ov = sim_overview(timed_benchmarks) if engine == "sim" else overview(timed_benchmarks)
         sections.append((3, f"Overview ({'simulated' if engine == 'sim' else 'measured'}, {size})",
                          [markdown_table(ov), ""], [html_table(ov)]))
         for b in benchmarks:
@@ -467,7 +539,15 @@ def main():
             md = [f"Parameters: {params}. {b.summary}", "", markdown_table(b.table()), ""]
             page = [f"<p class='note'>Parameters: {html.escape(params)}. {html.escape(b.summary)}</p>",
                     html_table(b.table())]
-            plots = [("speedup", plot_speedup(b)), ("times", plot_times(b)), ("breakdown", plot_breakdown(b))]
+            plots = []
+            if b.rows:
+                plots = [("speedup", plot_speedup(b)), ("times", plot_times(b)), ("breakdown", plot_breakdown(b)),
+                         ("parallelism", plot_parallelism(b))]
+            if b.span_rows:
+                note = ("Work and span (LOCUS_SPAN=1 cells: every construct in serial order, strands timed; "
+                        "burdened: a steal's cost at every point a thief could take work).")
+                md += [note, "", markdown_table(span_table(b)), ""]
+                page += [f"<p class='note'>{html.escape(note)}</p>", html_table(span_table(b))]
             page.append("<div class='plots'>")
             for kind, svg in plots:
                 if svg is None:

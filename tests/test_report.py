@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""report.py on hand-written results: LOCUS_SPAN=1 cells are kept apart
+from the timed cells of the same benchmark, variant and worker count, give
+the work-and-span table and the parallelism bound of the speedup plot, and
+a file with only span cells still makes a report.
+
+    test_report.py REPORT_PY OUT_DIR
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+
+def cell(variant, workers, median, **extra):
+    row = {"benchmark": "tree", "variant": variant, "workers": workers, "size": "tiny", "engine": "threaded",
+           "machine": "host", "median_s": median, "min_s": median, "max_s": median, "verified": True,
+           "params": {"n": 10}, "summary": "a test tree"}
+    row.update(extra)
+    return row
+
+
+SPAN = {"t1_work_s": 4.0, "tinf_span_s": 0.5, "burdened_span_s": 1.0, "parallelism": 8.0,
+        "burdened_parallelism": 4.0}
+
+
+def run_report(report_py, out_dir, name, rows):
+    os.makedirs(out_dir, exist_ok=True)
+    results = os.path.join(out_dir, name + ".jsonl")
+    with open(results, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    out = os.path.join(out_dir, name)
+    subprocess.run([sys.executable, report_py, results, "--out", out], check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "report.md")) as f:
+        return out, f.read()
+
+
+def check(condition, what):
+    if not condition:
+        sys.exit("test_report.py: " + what)
+
+
+def main():
+    report_py, out_dir = sys.argv[1], sys.argv[2]
+
+    # Timed cells at P = 1, 2, 4, then a span cell at P = 1 written later:
+    # the span cell must not replace the timed one ("the latest wins" is
+    # for measurements of the same kind).
+    rows = [cell("serial", 1, 4.0), cell("locus:ws", 1, 4.0), cell("locus:ws", 2, 2.5), cell("locus:ws", 4, 1.6),
+            cell("locus:ws", 1, 9.0, **SPAN), cell("locus:ws", 4, 9.0, **dict(SPAN, parallelism=3.0))]
+    out, md = run_report(report_py, out_dir, "mixed", rows)
+    check("| locus:ws | 1 | 4 |" in md, "the timed P=1 cell was replaced by the span cell:\n" + md)
+    check("| locus:ws | 1 | 4 | 0.5 | 1 | 8 | 4 | yes |" in md, "no work-and-span row:\n" + md)
+    plot = os.path.join(out, "threaded-tiny-tree-parallelism.svg")
+    check(os.path.exists(plot), "no parallelism plot")
+    with open(plot) as f:
+        svg = f.read()
+    # The bound at P = 4 comes from the span cell run at 4 workers.
+    check("parallelism 3 at P=4" in svg and "burdened 4" in svg, "the plot does not name the bounds at P=4")
+
+    # Only span cells: a table, no timing plots, no crash.
+    out, md = run_report(report_py, out_dir, "span_only", [cell("locus:ws", 1, 9.0, **SPAN)])
+    check("| locus:ws | 1 | 4 | 0.5 | 1 | 8 | 4 | yes |" in md, "no work-and-span row with span cells only")
+    check(not os.path.exists(os.path.join(out, "threaded-tiny-tree-speedup.svg")), "a speedup plot of no timings")
+    print("test_report.py: ok")
+
+
+if __name__ == "__main__":
+    main()
