@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -379,4 +381,46 @@ TEST(MemorySimulated, PlacementSetsThePageHomesOfTheModel) {
     EXPECT_EQ(locus::page_node(&partitioned[middle]), p) << "partitioned array, block " << p;
   }
   EXPECT_EQ(locus::page_node(&on_two[100]), 2);
+}
+
+// move_interleaved: consecutive pages of an existing array, the partial
+// ones at either end included, go round-robin over the four nodes.
+TEST(MemorySimulated, MoveInterleavedSpreadsAnExistingArraysPages) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "numa-ws-4x8";
+  o.workers = 4;
+  locus::runtime rt(o);
+  const std::size_t page_bytes = 4096;
+  std::vector<char> existing(64 * page_bytes + 100, 1);
+  locus::move_to_places(std::span<char>(existing));  // first all in blocks, then moved
+  locus::move_interleaved(std::span<char>(existing));
+  std::vector<int> count(4, 0);
+  std::optional<int> previous;
+  for (std::size_t b = 0; b < existing.size(); b += page_bytes) {
+    const auto node = locus::page_node(&existing[b]);
+    ASSERT_TRUE(node.has_value());
+    ++count[static_cast<std::size_t>(*node)];
+    if (previous) {
+      EXPECT_NE(*node, *previous) << "two neighbouring pages on one node at byte " << b;
+    }
+    previous = node;
+  }
+  for (int n = 0; n < 4; ++n) EXPECT_GE(count[static_cast<std::size_t>(n)], 15) << "node " << n;
+  EXPECT_TRUE(locus::page_node(&existing.back()).has_value());
+}
+
+// On threads it moves the pages of an existing array onto the places' nodes.
+TEST(Placement, MoveInterleavedKeepsThePagesOnThePlacesNodes) {
+  locus::runtime rt(pool_of(2, "core"));
+  std::set<int> nodes;
+  for (int p = 0; p < locus::num_places(); ++p) nodes.insert(locus::place_node(p));
+  std::vector<char> existing(16 * page, 1);
+  locus::move_interleaved(std::span<char>(existing));
+  for (std::size_t b = 0; b < existing.size(); b += page) {
+    const auto where = locus::page_node(existing.data() + b);
+    ASSERT_TRUE(where.has_value());
+    EXPECT_TRUE(nodes.count(*where)) << "page " << b / page << " on node " << *where;
+  }
+  EXPECT_EQ(existing[5 * page], 1) << "the data survives the move";
 }

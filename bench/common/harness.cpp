@@ -33,20 +33,34 @@ variant parse_variant(const std::string& text) {
     throw std::invalid_argument("variant \"" + text +
                                 "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
                                 "locus:<policy>+static, tbb, tbb:affinity, omp, omp:static, "
-                                "omp:dynamic, omp:guided");
+                                "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
+                                "+first-touch (where its data lives; default: block p at place p)");
   };
   if (head == "serial" && colon == std::string::npos) {
     v.kind = impl::serial;
   } else if (head == "locus") {
     v.kind = impl::locus;
-    const auto plus = tail.find('+');
+    auto plus = tail.find('+');
     v.policy = tail.substr(0, plus);
     if (v.policy.empty()) v.policy = "ws";
-    const std::string loops = plus == std::string::npos ? "" : tail.substr(plus + 1);
-    if (loops == "affinity") v.loops = locus_loops::affinity;
-    else if (loops == "static") v.loops = locus_loops::static_blocks;
-    else if (!loops.empty()) bad();
-    v.name = "locus:" + v.policy + (loops.empty() ? "" : "+" + loops);
+    v.name = "locus:" + v.policy;
+    // Modifiers in the order loops, then data; each at most once.
+    bool loops_given = false, data_given = false;
+    while (plus != std::string::npos) {
+      const auto next = tail.find('+', plus + 1);
+      const std::string mod = tail.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
+      if ((mod == "affinity" || mod == "static") && !loops_given && !data_given) {
+        v.loops = mod == "affinity" ? locus_loops::affinity : locus_loops::static_blocks;
+        loops_given = true;
+      } else if ((mod == "interleave" || mod == "first-touch") && !data_given) {
+        v.data = mod == "interleave" ? data_layout::interleave : data_layout::first_touch;
+        data_given = true;
+      } else {
+        bad();
+      }
+      v.name += "+" + mod;
+      plus = next;
+    }
   } else if (head == "tbb") {
     v.kind = impl::tbb;
     if (tail == "affinity") v.tbb_affinity = true;

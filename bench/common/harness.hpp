@@ -34,12 +34,15 @@ enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
 // "locus:<policy>+affinity", "locus:<policy>+static", "tbb", "tbb:affinity",
-// "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided".
+// "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided". A locus
+// variant may also name where its data lives: "+interleave" or
+// "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave".
 struct variant {
   std::string name;
   impl kind = impl::serial;
   std::string policy;                                  // locus
   locus_loops loops = locus_loops::plain;              // locus
+  data_layout data = data_layout::blocks;              // locus
   bool tbb_affinity = false;                           // tbb: affinity_partitioner for loops
   omp_schedule schedule = omp_schedule::static_schedule;  // omp: schedule of loops
 };

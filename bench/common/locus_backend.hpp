@@ -17,6 +17,9 @@ namespace bench {
 
 // How the locus variants run loops (bench::variant::loops).
 enum class locus_loops { plain, affinity, static_blocks };
+// Where the locus variants' data lives (bench::variant::data, places.hpp):
+// block p of each array at place p, pages interleaved, or first touch.
+enum class data_layout { blocks, interleave, first_touch };
 
 struct locus_backend {
   // Set by the runner from the variant.

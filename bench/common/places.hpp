@@ -9,7 +9,8 @@
 //                                           at place p (place_block's split)
 //   bench::place_blocks(span)               in prepare(): move block p of the
 //                                           array's pages to place p (locus
-//                                           variants only: g_place_data)
+//                                           variants only: g_data; or
+//                                           interleave them, or leave them)
 #pragma once
 
 #include <cstdint>
@@ -23,9 +24,12 @@
 
 namespace bench {
 
-// Set by the runner while a locus pool runs a variant (both policies: ws
-// ignores hints, but the data layout is the program's, not the scheduler's).
-inline bool g_place_data = false;
+// Set by the runner while a locus pool runs a variant (every policy: ws
+// ignores hints, but the data layout is the program's, not the scheduler's):
+// blocks (the default), interleaved pages or first touch (the variant's
+// +interleave, +first-touch; the NUMA-WS paper ran Cilk Plus with the
+// better of these two). Other implementations keep first touch.
+inline data_layout g_data = data_layout::first_touch;
 
 template <class P>
 constexpr bool hints_apply = std::is_same_v<P, locus_backend>;
@@ -95,7 +99,9 @@ double place_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&&
 
 template <class T>
 void place_blocks(std::span<T> data) {
-  if (g_place_data && !data.empty()) locus::move_to_places(data);
+  if (data.empty()) return;
+  if (g_data == data_layout::blocks) locus::move_to_places(data);
+  else if (g_data == data_layout::interleave) locus::move_interleaved(data);
 }
 
 }  // namespace bench

@@ -111,7 +111,9 @@ void usage() {
       join(locus::available_policies(), ", ") +
       "), locus:<policy>+affinity, locus:<policy>+static, tbb, tbb:affinity, omp:static, omp:dynamic,\n"
       "  omp:guided (+affinity, +static, tbb:affinity and the OpenMP schedules other than static only\n"
-      "  differ for benchmarks with loops)\n";
+      "  differ for benchmarks with loops); a locus variant's data: block p at place p, or with\n"
+      "  +interleave (pages round-robin over the places) or +first-touch (left where first written),\n"
+      "  e.g. locus:ws+first-touch, locus:ws+affinity+interleave\n";
   std::fputs(text.c_str(), stdout);
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())
@@ -351,7 +353,7 @@ class environment {
         break;
       case bench::impl::locus:
         locus_ = std::make_unique<locus::runtime>(runtime_options_for(opt, v, workers, trace));
-        bench::g_place_data = true;  // prepare() moves block p of the data to place p
+        bench::g_data = v.data;  // prepare() moves block p of the data to place p, or interleaves
         bench::locus_backend::loops = v.loops;
         break;
       case bench::impl::tbb:
@@ -370,7 +372,7 @@ class environment {
         break;
     }
   }
-  ~environment() { bench::g_place_data = false; }
+  ~environment() { bench::g_data = bench::data_layout::first_touch; }
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
 

@@ -14,6 +14,7 @@
 //   auto d = locus::alloc_partitioned<double>(n);    // block p on place p's node
 //   auto [lo, hi] = locus::place_block(n, p, locus::num_places());  // d's block p
 //   locus::move_to_places(std::span(v));             // an existing array, block p to place p
+//   locus::move_interleaved(std::span(v));           // an existing array, round-robin
 //   std::optional<int> node = locus::page_node(&a[0]);  // where the page lives
 //
 // Memory comes from mmap in whole pages and is bound with mbind(MPOL_BIND)
@@ -206,6 +207,18 @@ void move_to_places(void* data, std::size_t count, std::size_t element_bytes);
 template <typename T>
 void move_to_places(std::span<T> data) {
   move_to_places(static_cast<void*>(const_cast<std::remove_const_t<T>*>(data.data())), data.size(), sizeof(T));
+}
+
+// Moves the pages of memory that exists already the way alloc_interleaved
+// places new ones: round-robin over the places' nodes (mbind(MPOL_INTERLEAVE,
+// MPOL_MF_MOVE)), every page that holds one of the elements, the partial
+// pages at either end included. Under the simulator it sets the pages'
+// homes to page number modulo the machine's nodes. Starts the pool if
+// needed.
+void move_interleaved(void* data, std::size_t count, std::size_t element_bytes);
+template <typename T>
+void move_interleaved(std::span<T> data) {
+  move_interleaved(static_cast<void*>(const_cast<std::remove_const_t<T>*>(data.data())), data.size(), sizeof(T));
 }
 
 }  // namespace locus

@@ -51,6 +51,21 @@ void partition_range(std::string_view call, const runtime_state& rt, char* base,
   }
 }
 
+// Pages [address, address + bytes) round-robin over the places' nodes.
+void interleave_range(std::string_view call, void* address, std::size_t bytes, bool existing) {
+  const place_nodes nodes = nodes_of_places(pool());
+  std::vector<int> distinct = nodes.node;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  if (nodes.on_host && kernel_places_pages()) {
+    if (existing) move_pages_interleaved(call, address, bytes, distinct);
+    else interleave_pages(call, address, bytes, distinct);
+  }
+  // The simulator interleaves over all of its machine's nodes, which are the
+  // places' nodes whenever every node has a worker.
+  simulate_place_pages(address, bytes, -1);
+}
+
 }  // namespace
 
 page_mapping map_first_touch(std::size_t count, std::size_t element_bytes) {
@@ -70,16 +85,8 @@ page_mapping map_on_place(std::size_t count, std::size_t element_bytes, int plac
 
 page_mapping map_interleaved(std::size_t count, std::size_t element_bytes) {
   constexpr std::string_view call = "locus::alloc_interleaved";
-  const place_nodes nodes = nodes_of_places(pool());
-  std::vector<int> distinct = nodes.node;
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   page_mapping pages = map_pages(call, count, element_bytes, "interleaved");
-  if (pages.bytes() == 0) return pages;
-  if (nodes.on_host && kernel_places_pages()) interleave_pages(call, pages.address(), pages.bytes(), distinct);
-  // The simulator interleaves over all of its machine's nodes, which are the
-  // places' nodes whenever every node has a worker.
-  simulate_place_pages(pages.address(), pages.bytes(), -1);
+  if (pages.bytes() > 0) interleave_range(call, pages.address(), pages.bytes(), false);
   return pages;
 }
 
@@ -100,6 +107,16 @@ void move_to_places(void* data, std::size_t count, std::size_t element_bytes) {
   if (count == 0) return;
   detail::partition_range("locus::move_to_places", detail::pool(), static_cast<char*>(data), count, element_bytes,
                           true);
+}
+
+void move_interleaved(void* data, std::size_t count, std::size_t element_bytes) {
+  if (count == 0) return;
+  // Every page holding one of the elements, the partial ones at either end
+  // included.
+  const std::size_t page = detail::page_bytes();
+  const auto start = reinterpret_cast<std::uintptr_t>(data) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + count * element_bytes + page - 1) / page * page;
+  detail::interleave_range("locus::move_interleaved", reinterpret_cast<void*>(start), end - start, true);
 }
 
 int place_node(int place) {

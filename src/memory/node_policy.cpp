@@ -76,4 +76,10 @@ void interleave_pages(std::string_view call, void* address, std::size_t bytes,
              "over nodes " + node_list(nodes));
 }
 
+void move_pages_interleaved(std::string_view call, void* address, std::size_t bytes,
+                            std::span<const int> nodes) {
+  set_policy(call, address, bytes, MPOL_INTERLEAVE, "MPOL_INTERLEAVE, MPOL_MF_MOVE", nodes,
+             "over nodes " + node_list(nodes), MPOL_MF_MOVE);
+}
+
 }  // namespace locus::detail

@@ -25,5 +25,8 @@ void move_pages_to(std::string_view call, void* address, std::size_t bytes, int 
                    std::string_view purpose);
 void interleave_pages(std::string_view call, void* address, std::size_t bytes,
                       std::span<const int> nodes);
+// The same interleave for pages that may exist already (MPOL_MF_MOVE).
+void move_pages_interleaved(std::string_view call, void* address, std::size_t bytes,
+                            std::span<const int> nodes);
 
 }  // namespace locus::detail
