@@ -2,7 +2,8 @@
 """report.py on hand-written results: LOCUS_SPAN=1 cells are kept apart
 from the timed cells of the same benchmark, variant and worker count, give
 the work-and-span table and the parallelism bound of the speedup plot, and
-a file with only span cells still makes a report.
+a file with only span cells still makes a report; a simulated cell's
+access matrix is drawn as shares of each place's row.
 
     test_report.py REPORT_PY OUT_DIR
 """
@@ -64,6 +65,18 @@ def main():
     out, md = run_report(report_py, out_dir, "span_only", [cell("locus:ws", 1, 9.0, **SPAN)])
     check("| locus:ws | 1 | 4 | 0.5 | 1 | 8 | 4 | yes |" in md, "no work-and-span row with span cells only")
     check(not os.path.exists(os.path.join(out, "threaded-tiny-tree-speedup.svg")), "a speedup plot of no timings")
+    # Simulated cells with an access matrix: each locus variant at the
+    # largest P gets a picture of its rows' shares by home node.
+    sim = dict(engine="sim", machine="numa-ws-4x8")
+    rows = [cell("serial", 1, 4.0, **sim), cell("locus:ws", 1, 4.0, **sim),
+            cell("locus:ws", 2, 2.5, access_matrix=[[3, 1], [0, 8]], **sim)]
+    out, md = run_report(report_py, out_dir, "access", rows)
+    picture = os.path.join(out, "sim-tiny-tree-access-locus_ws.svg")
+    check(os.path.exists(picture), "no access matrix picture")
+    with open(picture) as f:
+        svg = f.read()
+    for share in (">75<", ">25<", ">0<", ">100<"):
+        check(share in svg, f"the access matrix lacks the share {share}")
     print("test_report.py: ok")
 
 

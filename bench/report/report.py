@@ -292,6 +292,19 @@ def plot_parallelism(b):
     return svg_of(fig)
 
 
+def access_matrix_svg(r):
+    """Under the simulator: where the data that each place's workers used
+    lives, as each row's shares of its accesses served beyond the private
+    caches, by the home node of the line (access_matrix)."""
+    counts = r.get("access_matrix")
+    if not counts:
+        return None
+    shares = [[100 * v / (sum(row) or 1) for v in row] for row in counts]
+    return trace_pictures.matrix_svg(f"{r['variant']} P={r['workers']}: % of each place's accesses beyond L2, "
+                                     "by the data's home", "place", "home node", shares, cell=40,
+                                     text=lambda v: f"{v:.0f}")
+
+
 def svg_of(fig):
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
@@ -543,6 +556,11 @@ def main():
             if b.rows:
                 plots = [("speedup", plot_speedup(b)), ("times", plot_times(b)), ("breakdown", plot_breakdown(b)),
                          ("parallelism", plot_parallelism(b))]
+                p = max(b.workers)
+                for v in b.variants:
+                    if b.by_variant[v].get(p):
+                        plots.append((f"access-{v}".replace(":", "_").replace("+", "_"),
+                                      access_matrix_svg(b.by_variant[v][p])))
             if b.span_rows:
                 note = ("Work and span (LOCUS_SPAN=1 cells: every construct in serial order, strands timed; "
                         "burdened: a steal's cost at every point a thief could take work).")

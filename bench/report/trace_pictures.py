@@ -113,25 +113,29 @@ def timeline_svg(trace, width=900, row=18, max_arrows=400):
     return "\n".join(parts)
 
 
-def matrix_svg(title, row_label, col_label, counts, n, cell=34):
+def matrix_svg(title, row_label, col_label, counts, cell=34, text=str):
+    """A heat map of counts[i][j] (rows i, columns j), each cell shaded by
+    its value against the largest and labeled with text(value)."""
+    rows, cols = len(counts), len(counts[0]) if counts else 0
     left, top = 110, 44
-    width, height = max(380, left + n * cell + 20), top + n * cell + 30
+    width, height = max(380, left + cols * cell + 20, 6 * len(title) + 8), top + rows * cell + 30
     peak = max([v for r in counts for v in r] + [1])
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
              f"font-family='sans-serif' font-size='11'>",
              f"<text x='4' y='14'>{html.escape(title)}</text>",
              f"<text x='{left}' y='32'>{html.escape(col_label)} →</text>"]
-    for i in range(n):
+    for j in range(cols):
+        parts.append(f"<text x='{left + j * cell + cell / 2}' y='{top - 4}' text-anchor='middle'>{j}</text>")
+    for i in range(rows):
         parts.append(f"<text x='{left - 6}' y='{top + i * cell + cell / 2 + 4}' text-anchor='end'>"
                      f"{html.escape(row_label)} {i}</text>")
-        parts.append(f"<text x='{left + i * cell + cell / 2}' y='{top - 4}' text-anchor='middle'>{i}</text>")
-        for j in range(n):
+        for j in range(cols):
             v = counts[i][j]
             shade = int(255 - 200 * v / peak)
             parts.append(f"<rect x='{left + j * cell}' y='{top + i * cell}' width='{cell - 1}' height='{cell - 1}' "
                          f"fill='rgb({shade},{shade},255)'/>")
             parts.append(f"<text x='{left + j * cell + cell / 2}' y='{top + i * cell + cell / 2 + 4}' "
-                         f"text-anchor='middle'>{v}</text>")
+                         f"text-anchor='middle'>{html.escape(text(v))}</text>")
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -144,7 +148,7 @@ def steal_matrix_svg(trace):
         if e.get("ph") == "X" and e["args"].get("kind") == "stolen" and "from" in e["args"]:
             counts[wp[e["args"]["from"]]][wp[e["tid"]]] += 1
     return matrix_svg("steals: victim's place (rows) to thief's place (columns)", "victim place", "thief place",
-                      counts, n)
+                      counts)
 
 
 def access_svg(trace, width=520, bar=22):
