@@ -96,9 +96,10 @@ void sim_engine::start_workers(const placement& places, bool, const std::functio
     w->stack = create_fiber(virtual_thread_stack_bytes, &virtual_thread_entry);
     w->on = w->stack;
     w->context = w->stack->ctx;
-    ready_.insert({0, i});
     workers_.push_back(std::move(w));
   }
+  ready_.reserve(count);
+  for (int i = 0; i < count; ++i) ready_.push(i, 0);
   g_simulating.store(true, std::memory_order_relaxed);
   thread_ = std::thread([this] { run_simulation(); });
 }
@@ -162,11 +163,9 @@ void sim_engine::settle_spawns(virtual_worker& w) {
 
 void sim_engine::yield_if_behind() {
   virtual_worker& me = current();
-  if (ready_.empty()) return;
-  const auto first = *ready_.begin();
-  if (first < std::pair<sim::cycles, int>{me.clock, current_}) {
+  if (ready_.has_earlier(me.clock, current_)) {
     me.st = state::ready;
-    ready_.insert({me.clock, current_});
+    ready_.push(current_, me.clock);
     run_next();
   }
 }
@@ -174,8 +173,7 @@ void sim_engine::yield_if_behind() {
 void sim_engine::run_next() {
   for (;;) {
     if (!ready_.empty()) {
-      const int id = ready_.begin()->second;
-      ready_.erase(ready_.begin());
+      const int id = ready_.pop();
       virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
       if (w.st == state::napping) {  // its timer fired
         w.clock = std::max(w.clock, w.deadline);
@@ -215,11 +213,11 @@ void sim_engine::arrived(bctx::transfer_t t) {
 
 void sim_engine::make_ready(int id, sim::cycles at) {
   virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
-  if (w.st == state::napping) ready_.erase({w.deadline, id});
+  if (w.st == state::napping) ready_.erase(id);
   w.clock = std::max(w.clock, at);
   w.st = state::ready;
   w.waiting_on = nullptr;
-  ready_.insert({w.clock, id});
+  ready_.push(id, w.clock);
 }
 
 // Every worker sleeps without a timer: the simulated machine is idle until
@@ -266,7 +264,7 @@ void sim_engine::wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, 
   if (timeout_ns != 0) {
     me.st = state::napping;
     me.deadline = me.clock + to_cycles(timeout_ns);
-    ready_.insert({me.deadline, current_});
+    ready_.push(current_, me.deadline);
   } else {
     me.st = state::waiting;
   }

@@ -28,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +40,7 @@
 #include "sim/contention.hpp"
 #include "sim/machine_model.hpp"
 #include "sim/memory_model.hpp"
+#include "sim/ready_queue.hpp"
 
 namespace locus::detail {
 
@@ -136,7 +136,7 @@ class sim_engine final : public engine {
   std::uint64_t base_seed_;
   std::function<void(int)> body_;
   std::vector<std::unique_ptr<virtual_worker>> workers_;
-  std::set<std::pair<sim::cycles, int>> ready_;  // ready and napping workers by (clock, id)
+  sim::ready_queue ready_;  // ready and napping workers by (clock or deadline, id)
   int current_ = -1;                              // -1: the simulation thread's own stack
   int leaving_ = -1;                              // who made the switch in progress
   int finished_ = 0;
