@@ -216,12 +216,13 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
 // serve_miss() asks only about this block. A hit in the core's L1 reads
 // nothing else unless it is a write.
 //
-// After an L1 miss the directory says whether the rest of the chain can
-// hold the block: a holder's bit is set whenever one of its caches holds
-// it (a private bit may outlive the copies, never the reverse), so with
-// none of the chain's bits set every outer level misses, and the block goes
-// into each without searching it. That is a sweep's common case, and it
-// leaves the caches exactly as the searches would.
+// After an L1 miss the directory says whether each outer level can hold the
+// block: a holder's bit is set whenever one of its caches holds it (a
+// private bit may outlive the copies, never the reverse), so a level whose
+// holder's bit is clear misses, and the block goes into it without a
+// search. That is a sweep's common case (an L3's bit is exact, a private
+// bit is clear for memory the core has not had), and it leaves the caches
+// exactly as the searches would.
 void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
                                 access_counts& counts) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
@@ -230,19 +231,14 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
   for (; hit < chain.size(); ++hit) {
     std::uint64_t evicted = lru_cache::no_block;
     modeled_cache& level = caches_[static_cast<std::size_t>(chain[hit])];
-    if (hit == 1 && holders == nullptr) {
-      holders = directory_.entry(block);
-      if (!any_common(holders, chain_bits(core, chain.size()))) {
-        for (; hit < chain.size(); ++hit) {
-          modeled_cache& outer = caches_[static_cast<std::size_t>(chain[hit])];
-          evicted = outer.cache.insert(block);
-          if (evicted != lru_cache::no_block && (outer.exact_holder || lru_cache::is_dirty(evicted)))
-            evict(core, hit, evicted, counts);
-        }
-        break;
-      }
+    if (hit > 0) {
+      if (holders == nullptr) holders = directory_.entry(block);
+      const auto holder = static_cast<std::size_t>(level.holder);
+      if ((holders[holder / 64] >> (holder % 64) & 1) == 0) evicted = level.cache.insert(block);
+      else if (level.cache.touch_or_insert(block, evicted)) break;
+    } else if (level.cache.touch_or_insert(block, evicted)) {
+      break;
     }
-    if (level.cache.touch_or_insert(block, evicted)) break;
     // A clean block leaving a core's private cache needs nothing more.
     if (evicted != lru_cache::no_block && (level.exact_holder || lru_cache::is_dirty(evicted)))
       evict(core, hit, evicted, counts);
@@ -297,12 +293,6 @@ int memory_model::home_for(std::uint64_t block, int node) {
     last_page_ = page;
   }
   return last_home_;
-}
-
-bool memory_model::any_common(const std::uint64_t* a, const std::uint64_t* b) const {
-  for (std::size_t word = 0; word < directory_.words(); ++word)
-    if ((a[word] & b[word]) != 0) return true;
-  return false;
 }
 
 const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) const {

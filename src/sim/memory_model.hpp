@@ -172,8 +172,6 @@ class memory_model {
   // Directory bits of the holders of the first `levels` caches of the
   // core's chain; levels = the chain's length gives the whole chain.
   const std::uint64_t* chain_bits(int core, std::size_t levels) const;
-  // Whether two holder bit sets share a holder.
-  bool any_common(const std::uint64_t* a, const std::uint64_t* b) const;
   // Removes the block from every holder outside the core's chain (from
   // `holders`, its directory entry, and their caches); counts
   // those that had a copy and returns the cycles of a line at the farthest
