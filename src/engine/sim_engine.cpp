@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include "core/fiber.hpp"
 #include "locus/detail/worker_view.hpp"
@@ -65,6 +66,7 @@ sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim
   batch_.dram_by_home.assign(nodes, 0);
   batch_.l3_by_node.assign(nodes, 0);
   batch_.writeback_by_home.assign(nodes, 0);
+  batch_.beyond_private_by_home.assign(nodes, 0);
 }
 
 sim_engine::~sim_engine() {
@@ -96,6 +98,7 @@ void sim_engine::start_workers(const placement& places, bool, const std::functio
     w->stack = create_fiber(virtual_thread_stack_bytes, &virtual_thread_entry);
     w->on = w->stack;
     w->context = w->stack->ctx;
+    w->beyond_private_by_home = std::make_unique<std::atomic<std::uint64_t>[]>(batch_.beyond_private_by_home.size());
     workers_.push_back(std::move(w));
   }
   ready_.reserve(count);
@@ -340,8 +343,11 @@ fiber* sim_engine::home_fiber(int worker) { return workers_[static_cast<std::siz
 // the coherence traffic (not accesses: consumers that sum the levels keep
 // to the first six).
 std::vector<std::string> sim_engine::counter_names() const {
-  return {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram",
-          "writebacks", "invalidations"};
+  std::vector<std::string> names{"l1_hits",    "l2_hits",    "l3_hits",   "remote_l3_hits",
+                                 "local_dram", "remote_dram", "writebacks", "invalidations"};
+  for (std::size_t node = 0; node < batch_.beyond_private_by_home.size(); ++node)
+    names.push_back("beyond_private_home_" + std::to_string(node));
+  return names;
 }
 
 void sim_engine::read_counters(int worker, std::uint64_t* out) const {
@@ -350,6 +356,8 @@ void sim_engine::read_counters(int worker, std::uint64_t* out) const {
   for (std::size_t i = 0; i < sim::served_by_count; ++i) out[i] = w.served[i].load(std::memory_order_relaxed);
   out[sim::served_by_count] = w.writebacks.load(std::memory_order_relaxed);
   out[sim::served_by_count + 1] = w.invalidations.load(std::memory_order_relaxed);
+  for (std::size_t node = 0; node < batch_.beyond_private_by_home.size(); ++node)
+    out[sim::served_by_count + 2 + node] = w.beyond_private_by_home[node].load(std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------ memory
@@ -374,6 +382,7 @@ void sim_engine::batch::clear() {
   std::fill(dram_by_home.begin(), dram_by_home.end(), 0);
   std::fill(l3_by_node.begin(), l3_by_node.end(), 0);
   std::fill(writeback_by_home.begin(), writeback_by_home.end(), 0);
+  std::fill(beyond_private_by_home.begin(), beyond_private_by_home.end(), 0);
 }
 
 void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_t bytes, sim::access_kind kind,
@@ -391,11 +400,14 @@ void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_
       const auto& written = memory_.last_writeback_blocks_by_node();
       for (std::size_t node = 0; node < written.size(); ++node) into.writeback_by_home[node] += written[node];
     }
-    // Only what came from beyond the core's own L3 has a node to charge.
-    if (counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] +
-            counts[sim::served_by::remote_dram] ==
-        0)
-      continue;
+    // Only what came from beyond the core's private caches has a home to
+    // count, and only what came from beyond its own L3 a node to charge.
+    const std::uint64_t beyond_l3 =
+        counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] + counts[sim::served_by::remote_dram];
+    if (beyond_l3 + counts[sim::served_by::local_l3] == 0) continue;
+    const auto& homes = memory_.last_beyond_private_by_home();
+    for (std::size_t node = 0; node < homes.size(); ++node) into.beyond_private_by_home[node] += homes[node];
+    if (beyond_l3 == 0) continue;
     const auto& dram = memory_.last_dram_blocks_by_node();
     const auto& l3 = memory_.last_remote_l3_blocks_by_node();
     for (std::size_t node = 0; node < dram.size(); ++node) {
@@ -456,16 +468,19 @@ void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequentia
   // (docs/simulator.md, "The machine model"). They go in once the targets are
   // sustained (STREAM-like) figures.
   me.clock = static_cast<sim::cycles>(std::llround(done));
-  count_served(me, c);
+  count_served(me, b);
 }
 
-void sim_engine::count_served(virtual_worker& me, const sim::access_counts& counts) {
+void sim_engine::count_served(virtual_worker& me, const batch& b) {
   auto add = [](std::atomic<std::uint64_t>& to, std::uint64_t n) {
     if (n != 0) to.store(to.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   };
+  const sim::access_counts& counts = b.counts;
   for (std::size_t i = 0; i < sim::served_by_count; ++i) add(me.served[i], counts.served[i]);
   add(me.writebacks, counts.writebacks);
   add(me.invalidations, counts.invalidations);
+  for (std::size_t node = 0; node < b.beyond_private_by_home.size(); ++node)
+    add(me.beyond_private_by_home[node], b.beyond_private_by_home[node]);
 }
 
 // A touch is issued page by page, and the worker gives way between pages

@@ -108,6 +108,9 @@ class sim_engine final : public engine {
     std::atomic<std::uint64_t> served[sim::served_by_count] = {};
     std::atomic<std::uint64_t> writebacks{0};     // the memory model's coherence traffic,
     std::atomic<std::uint64_t> invalidations{0};  // after the served counts in counter_names()
+    // Accesses served beyond the core's private caches, by the home node
+    // of the line's page (counter_names(): beyond_private_home_<node>).
+    std::unique_ptr<std::atomic<std::uint64_t>[]> beyond_private_by_home;
   };
 
   static void virtual_thread_entry(boost::context::detail::transfer_t t);
@@ -162,6 +165,7 @@ class sim_engine final : public engine {
     std::vector<std::uint64_t> dram_by_home;
     std::vector<std::uint64_t> l3_by_node;
     std::vector<std::uint64_t> writeback_by_home;  // dirty blocks written back, by home node
+    std::vector<std::uint64_t> beyond_private_by_home;  // served beyond the private caches, by home node
     void clear();
   };
   // Runs [address, address + bytes) through the memory model, page by
@@ -173,7 +177,7 @@ class sim_engine final : public engine {
   // counts it; `tail` carries the latency of the last misses still in
   // flight, which the caller adds when the touch ends.
   void charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail);
-  void count_served(virtual_worker& me, const sim::access_counts& counts);
+  void count_served(virtual_worker& me, const batch& b);
 
   sim::contention contention_;
   batch batch_;  // reused, so that a touch allocates nothing

@@ -114,7 +114,8 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       scratch_bits_(directory_.words()),
       dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0),
       writeback_by_node_(dram_by_node_.size(), 0),
-      remote_l3_by_node_(dram_by_node_.size(), 0) {
+      remote_l3_by_node_(dram_by_node_.size(), 0),
+      beyond_private_by_home_(dram_by_node_.size(), 0) {
   const topology& topo = machine.topo;
   const auto num_cores = static_cast<std::size_t>(topo.num_cores());
   for (const auto& core : topo.cores) core_node_.push_back(core.numa_node);
@@ -199,6 +200,7 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
   std::fill(dram_by_node_.begin(), dram_by_node_.end(), 0);
   std::fill(writeback_by_node_.begin(), writeback_by_node_.end(), 0);
   std::fill(remote_l3_by_node_.begin(), remote_l3_by_node_.end(), 0);
+  std::fill(beyond_private_by_home_.begin(), beyond_private_by_home_.end(), 0);
   const std::uint64_t first = address >> block_shift_;
   const std::uint64_t last = (address + bytes - 1) >> block_shift_;
   for (std::uint64_t block = first;; ++block) {
@@ -269,6 +271,11 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
     if (!chain.empty()) caches_[static_cast<std::size_t>(chain.front())].cache.mark_front_dirty(block);
     cost = std::max(cost, invalidate_outside_chain(core, block, holders, counts));
   }
+  // Served beyond the private caches: counted by the page's home (which
+  // every cached block's page has; home_for remembers the last page, which
+  // serve_miss has just asked about).
+  if (where >= served_by::local_l3)
+    ++beyond_private_by_home_[static_cast<std::size_t>(home_for(block, core_node_[static_cast<std::size_t>(core)]))];
   ++counts.served[static_cast<std::size_t>(where)];
   counts.total_cycles += cost;
 }

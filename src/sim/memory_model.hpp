@@ -126,6 +126,10 @@ class memory_model {
   // Blocks the last access() got from another L3, by that L3's node: what
   // crosses the interconnect from it.
   const std::vector<std::uint64_t>& last_remote_l3_blocks_by_node() const { return remote_l3_by_node_; }
+  // Blocks the last access() had served beyond the core's private caches
+  // (its own L3, another L3, DRAM), by the home node of their page: where
+  // the data a core uses lives (the place-by-place access matrix).
+  const std::vector<std::uint64_t>& last_beyond_private_by_home() const { return beyond_private_by_home_; }
 
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
@@ -215,6 +219,7 @@ class memory_model {
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
   std::vector<std::uint64_t> writeback_by_node_; // of the last access()
   std::vector<std::uint64_t> remote_l3_by_node_; // of the last access()
+  std::vector<std::uint64_t> beyond_private_by_home_; // of the last access()
   static constexpr std::uint64_t no_page = ~std::uint64_t{0};
   std::uint64_t last_page_ = no_page;            // home_for()'s memory
   int last_home_ = 0;
