@@ -218,13 +218,14 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
 // serve_miss() asks only about this block. A hit in the core's L1 reads
 // nothing else unless it is a write.
 //
-// After an L1 miss the directory says whether each outer level can hold the
-// block: a holder's bit is set whenever one of its caches holds it (a
-// private bit may outlive the copies, never the reverse), so a level whose
-// holder's bit is clear misses, and the block goes into it without a
-// search. That is a sweep's common case (an L3's bit is exact, a private
-// bit is clear for memory the core has not had), and it leaves the caches
-// exactly as the searches would.
+// A shared cache's directory bit is exact, so once the private levels have
+// missed, the block's directory entry (which the miss or the fill needs
+// anyway) says whether the shared level holds it: with the bit clear the
+// block goes in without a search. That is a sweep's common case (a 16-way
+// L3 not searched per line), and it leaves the caches exactly as the
+// search would. Private levels are searched: their bit may outlive their
+// copies, and fetching the entry before an L2 hit would cost that hit more
+// than the search saves.
 void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
                                 access_counts& counts) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
@@ -233,7 +234,7 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
   for (; hit < chain.size(); ++hit) {
     std::uint64_t evicted = lru_cache::no_block;
     modeled_cache& level = caches_[static_cast<std::size_t>(chain[hit])];
-    if (hit > 0) {
+    if (level.exact_holder) {
       if (holders == nullptr) holders = directory_.entry(block);
       const auto holder = static_cast<std::size_t>(level.holder);
       if ((holders[holder / 64] >> (holder % 64) & 1) == 0) evicted = level.cache.insert(block);
@@ -288,18 +289,18 @@ void memory_model::evict(int core, std::size_t level, std::uint64_t slot, access
   if (!lru_cache::is_dirty(slot)) return;
   for (std::size_t outer = level + 1; outer < chain.size(); ++outer)
     if (caches_[static_cast<std::size_t>(chain[outer])].cache.mark_dirty(block)) return;
-  const int home = home_for(block, core_node_[static_cast<std::size_t>(core)]);
+  const int home = home_for(block, core_node_[static_cast<std::size_t>(core)], writeback_page_);
   ++writeback_by_node_[static_cast<std::size_t>(home)];
   ++counts.writebacks;
 }
 
-int memory_model::home_for(std::uint64_t block, int node) {
+int memory_model::home_for(std::uint64_t block, int node, page_memory& memory) {
   const std::uint64_t page = block >> blocks_per_page_shift_;
-  if (page != last_page_) {
-    last_home_ = homes_.home_for_access(page, node);
-    last_page_ = page;
+  if (page != memory.page) {
+    memory.home = homes_.home_for_access(page, node);
+    memory.page = page;
   }
-  return last_home_;
+  return memory.home;
 }
 
 const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) const {
@@ -392,14 +393,14 @@ void memory_model::bind(std::uint64_t address, std::uint64_t bytes, int node) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.bind(first, last, node);
-  last_page_ = no_page;
+  access_page_.page = writeback_page_.page = no_page;
 }
 
 void memory_model::interleave(std::uint64_t address, std::uint64_t bytes) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.interleave(first, last);
-  last_page_ = no_page;
+  access_page_.page = writeback_page_.page = no_page;
 }
 
 std::optional<int> memory_model::home_of(std::uint64_t address) const {
