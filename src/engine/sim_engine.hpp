@@ -123,6 +123,9 @@ class sim_engine final : public engine {
   // The current worker cannot go on (it gave way, sleeps or finished): runs
   // the next one. Returns when the current worker is resumed.
   void run_next();
+  // Runs worker id, just taken from the queue (its nap timer fired if it
+  // was napping); returns when the current worker is resumed.
+  void resume(int id);
   void switch_to(int next);
   void arrived(boost::context::detail::transfer_t t);
   void wait_for_outside();

@@ -43,6 +43,16 @@ class ready_queue {
     remove_at(0);
     return id;
   }
+  // pop() then push(id, time) in one sift; requires has_earlier(time, id)
+  // (the first entry stays first until it is taken, so the result is the
+  // same). Returns the worker taken.
+  int replace_first(int id, std::uint64_t time) {
+    const int first = heap_.front().id;
+    where_[static_cast<std::size_t>(first)] = absent;
+    heap_.front() = {time, id};
+    down(0);
+    return first;
+  }
   // Removes the worker if it is in the queue.
   void erase(int id) {
     const std::size_t at = where_[static_cast<std::size_t>(id)];
