@@ -57,24 +57,26 @@ class lru_cache {
     set[0] = block;
     return evicted;
   }
-  // touch(), and on a miss insert(): the set is searched (compares only),
-  // then the slots before the block's, or all but the last on a miss, move
-  // back one in a single memmove and the block goes first: touch()'s
-  // rotation on a hit, insert()'s shift on a miss. Returns whether it hit;
-  // after a miss `evicted` is the slot insert() would have returned. The
-  // search and the move are separate because a streaming sweep misses
-  // every level: a compare-only loop and one block move cost about half
-  // the instructions of moving each slot as it is compared.
+  // touch(), and on a miss insert(), in one pass over the set: each slot
+  // takes the one before it (the first takes `block`) until the block is
+  // found, which is touch()'s rotation on a hit and insert()'s shift on a
+  // miss. Returns whether it hit; after a miss `evicted` is the slot
+  // insert() would have returned. (Searching first and moving with one
+  // memmove costs more: a hit is usually near the front, and the call
+  // outweighs the shift of an 8-way set.)
   bool touch_or_insert(std::uint64_t block, std::uint64_t& evicted) {
     std::uint64_t* const set = slots_.data() + set_start(block);
-    const int way = find(set, block);
-    if (way < ways_) {
-      const std::uint64_t held = set[way];  // a hit keeps its dirty flag
-      std::memmove(set + 1, set, static_cast<std::size_t>(way) * sizeof(std::uint64_t));
-      set[0] = held;
-      return true;
+    std::uint64_t carry = block;
+    for (int way = 0; way < ways_; ++way) {
+      const std::uint64_t held = set[way];
+      set[way] = carry;
+      if (holds(held, block)) {
+        set[0] = held;  // a hit keeps its dirty flag
+        return true;
+      }
+      carry = held;
     }
-    evicted = insert(block);
+    evicted = carry;
     return false;
   }
   // Marks the block dirty, where it is, without changing the LRU order;
@@ -97,19 +99,6 @@ class lru_cache {
   // Whether a slot holds the block, clean or dirty: equal but for the
   // dirty bit (no_block differs from every block below max_block).
   static bool holds(std::uint64_t slot, std::uint64_t block) { return ((slot ^ block) << 1) == 0; }
-  // The way of the set holding the block, or ways_. Four slots per step
-  // with one branch: most lookups of a sweep search the whole set.
-  int find(const std::uint64_t* set, std::uint64_t block) const {
-    int way = 0;
-    for (; way + 4 <= ways_; way += 4)
-      if (holds(set[way], block) | holds(set[way + 1], block) | holds(set[way + 2], block) |
-          holds(set[way + 3], block))
-        break;
-    for (; way < ways_; ++way)
-      if (holds(set[way], block)) return way;
-    return way;
-  }
-
   // Index in slots_ of the first slot of the block's set.
   std::uint64_t set_start(std::uint64_t block) const {
     const std::uint64_t set = sets_are_power_of_two_ ? block & (sets_ - 1) : block % sets_;
