@@ -99,6 +99,7 @@ class lru_cache {
   // Whether a slot holds the block, clean or dirty: equal but for the
   // dirty bit (no_block differs from every block below max_block).
   static bool holds(std::uint64_t slot, std::uint64_t block) { return ((slot ^ block) << 1) == 0; }
+
   // Index in slots_ of the first slot of the block's set.
   std::uint64_t set_start(std::uint64_t block) const {
     const std::uint64_t set = sets_are_power_of_two_ ? block & (sets_ - 1) : block % sets_;
