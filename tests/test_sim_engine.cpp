@@ -161,6 +161,49 @@ TEST(SimEngine, FirstTouchHomesPagesOnTheTouchingNode) {
   EXPECT_NE(locus::detail::simulated_page_home(data.data()), locus::detail::simulated_page_home(data.data() + 4096));
 }
 
+// The place-by-place access matrix (LOCUS_STATS=json's access_matrix):
+// region i is homed on node (i + 1) % 4 and read twice by whichever worker
+// runs piece i; its lines come from DRAM, then from that worker's own L3
+// (a region is larger than L2), so [the worker's place][the region's home]
+// counts twice the region's lines, and nothing else is counted.
+TEST(SimEngine, AccessMatrixCountsByPlaceAndHome) {
+  locus::runtime rt(simulated("numa-ws-4x8", 4));  // one worker per socket: place p is node p
+  constexpr std::size_t region = 1024 * 1024;     // 16384 lines: beyond L2, within L3
+  constexpr std::uint64_t lines = region / 64;
+  std::vector<char> storage(4 * region + 4096);
+  char* const data = storage.data() + (4096 - reinterpret_cast<std::uintptr_t>(storage.data()) % 4096) % 4096;
+  for (int i = 0; i < 4; ++i) locus::detail::simulate_place_pages(data + i * region, region, (i + 1) % 4);
+  std::vector<int> reader(4, -1);
+  locus::reset_stats();
+  locus::parallel_for(0, 4, 1, [&](int i) {
+    locus::touch(data + i * region, region);
+    locus::touch(data + i * region, region);
+    reader[static_cast<std::size_t>(i)] = locus::current_place();
+  });
+  std::vector<std::vector<std::uint64_t>> want(4, std::vector<std::uint64_t>(4, 0));
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_GE(reader[i], 0);
+    want[static_cast<std::size_t>(reader[i])][(i + 1) % 4] += 2 * lines;
+  }
+  const locus::stats s = locus::get_stats();
+  std::vector<std::vector<std::uint64_t>> got(4, std::vector<std::uint64_t>(4, 0));
+  for (const auto& w : s.workers)
+    for (std::size_t home = 0; home < 4; ++home)
+      got[static_cast<std::size_t>(w.place)][home] += w.counter("beyond_private_home_" + std::to_string(home));
+  EXPECT_EQ(got, want);
+  std::string json = "\"access_matrix\":[";
+  for (std::size_t place = 0; place < 4; ++place) {
+    json += place ? ",[" : "[";
+    for (std::size_t home = 0; home < 4; ++home) json += (home ? "," : "") + std::to_string(want[place][home]);
+    json += "]";
+  }
+  EXPECT_NE(s.to_json().find(json + "]"), std::string::npos) << s.to_json();
+  // The levels agree: one DRAM and one L3 access per line of each region.
+  const auto total = s.total();
+  EXPECT_EQ(total.counter("remote_dram") + total.counter("local_dram"), 4 * lines);
+  EXPECT_EQ(total.counter("l3_hits"), 4 * lines);
+}
+
 TEST(SimEngine, SettingsAreChecked) {
   {
     locus::runtime_options o;

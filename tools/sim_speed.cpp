@@ -71,11 +71,12 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
   r.cpu_s = process_cpu_seconds() - cpu_start;
   const auto s = locus::get_stats();
   const auto t = s.total();
-  // The engine's counters are the accesses by where they were served, then
-  // the coherence traffic they caused, which is no access.
+  // The engine's first counters are the accesses by where they were
+  // served; after them come the coherence traffic they caused and the
+  // accesses beyond the private caches by home, which count no new access.
   r.accesses = 0;
-  for (const auto& c : t.engine_counters)
-    if (c.name != "writebacks" && c.name != "invalidations") r.accesses += static_cast<double>(c.value);
+  for (const char* level : {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram"})
+    r.accesses += static_cast<double>(t.counter(level));
   r.simulated_s = s.elapsed_s;
   r.block_bytes = s.block_bytes;
   return r;

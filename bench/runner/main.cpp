@@ -26,6 +26,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -400,12 +401,38 @@ struct cell {
   std::string summary;
   locus::worker_stats counters;  // summed over timed runs (locus only)
   std::size_t block_bytes = 0;   // the simulator's unit of memory access
+  // Under the simulator, summed over timed runs: accesses served beyond the
+  // private caches by [worker's place][home node] (access_matrix).
+  std::vector<std::vector<double>> access_matrix;
   std::string trace;             // --trace: the file of its last timed run
   // LOCUS_SPAN=1: work (T_1), span (T_inf) and burdened span, summed over
   // timed runs (docs/observability.md).
   bool span_measured = false;
   double span_work_s = 0, span_s = 0, burdened_span_s = 0;
 };
+
+// The simulator's counters of accesses served beyond the private caches by
+// home node (beyond_private_home_<node>): written as access_matrix, by
+// place, not among the cell's totals.
+constexpr std::string_view access_matrix_prefix = "beyond_private_home_";
+bool is_access_matrix_counter(const std::string& name) {
+  return name.compare(0, access_matrix_prefix.size(), access_matrix_prefix) == 0;
+}
+void add_access_matrix(std::vector<std::vector<double>>& m, const std::vector<locus::worker_stats>& workers) {
+  for (const auto& w : workers)
+    for (const auto& c : w.engine_counters) {
+      if (!is_access_matrix_counter(c.name) || w.place < 0) continue;
+      const auto node = static_cast<std::size_t>(std::stoul(c.name.substr(access_matrix_prefix.size())));
+      const auto place = static_cast<std::size_t>(w.place);
+      if (m.size() <= place) m.resize(place + 1);
+      for (auto& row : m)
+        if (row.size() <= node) row.resize(node + 1, 0.0);
+      m[place][node] += static_cast<double>(c.value);
+    }
+  std::size_t width = 0;
+  for (const auto& row : m) width = std::max(width, row.size());
+  for (auto& row : m) row.resize(width, 0.0);
+}
 
 // The trace file of a cell: DIR/<benchmark>_<variant>_P<workers>.json, the
 // variant's ':' and '+' turned into '-'.
@@ -540,6 +567,7 @@ int run(int argc, char** argv) {
             c.block_bytes = stats.block_bytes;
           }
           if (timed) c.counters += stats.total();
+          if (timed && opt.simulate) add_access_matrix(c.access_matrix, stats.workers);
           if (timed && stats.span_measured) {
             c.span_measured = true;
             c.span_work_s += stats.work_s;
@@ -613,8 +641,22 @@ int run(int argc, char** argv) {
         // The engine's counters: cache blocks by where the memory model
         // served them, under the simulator's names (l1_hits, ...).
         json::object accesses;
-        for (const auto& ec : c.counters.engine_counters) accesses.add(ec.name, static_cast<double>(ec.value) / n);
+        for (const auto& ec : c.counters.engine_counters)
+          if (!is_access_matrix_counter(ec.name)) accesses.add(ec.name, static_cast<double>(ec.value) / n);
         o.add_raw("accesses", accesses.str());
+        if (!c.access_matrix.empty()) {
+          std::string rows = "[";
+          for (std::size_t place = 0; place < c.access_matrix.size(); ++place) {
+            rows += place ? ",[" : "[";
+            for (std::size_t node = 0; node < c.access_matrix[place].size(); ++node) {
+              char number[32];
+              std::snprintf(number, sizeof number, "%s%.17g", node ? "," : "", c.access_matrix[place][node] / n);
+              rows += number;
+            }
+            rows += ']';
+          }
+          o.add_raw("access_matrix", rows + "]");
+        }
         o.add("block_bytes", static_cast<double>(c.block_bytes));
       }
       out << o.str() << '\n';

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <sstream>
 
 #include "core/runtime_state.hpp"
@@ -105,6 +107,31 @@ void json_fields(std::ostringstream& o, const worker_stats& s) {
   for (const auto& c : s.engine_counters) o << "," << detail::json_string(c.name) << ":" << c.value;
 }
 
+// Under the simulator: line accesses served beyond the accessing core's
+// private caches (own L3, remote L3, DRAM) as rows by the worker's place
+// and columns by the home node of the line's page, from the engine's
+// beyond_private_home_<node> counters; empty without them.
+std::vector<std::vector<std::uint64_t>> access_matrix(const std::vector<worker_stats>& workers) {
+  static constexpr std::string_view prefix = "beyond_private_home_";
+  const auto home_of = [](const named_count& c) -> long {
+    return c.name.compare(0, prefix.size(), prefix) == 0 ? std::stol(c.name.substr(prefix.size())) : -1;
+  };
+  long places = 0, nodes = 0;
+  for (const auto& w : workers)
+    for (const auto& c : w.engine_counters)
+      if (const long node = home_of(c); node >= 0 && w.place >= 0) {
+        places = std::max<long>(places, w.place + 1);
+        nodes = std::max(nodes, node + 1);
+      }
+  std::vector<std::vector<std::uint64_t>> m(static_cast<std::size_t>(places),
+                                            std::vector<std::uint64_t>(static_cast<std::size_t>(nodes), 0));
+  for (const auto& w : workers)
+    for (const auto& c : w.engine_counters)
+      if (const long node = home_of(c); node >= 0 && w.place >= 0)
+        m[static_cast<std::size_t>(w.place)][static_cast<std::size_t>(node)] += c.value;
+  return m;
+}
+
 }  // namespace
 
 worker_stats& worker_stats::operator+=(const worker_stats& other) {
@@ -201,6 +228,15 @@ std::string stats::to_json() const {
   o << "],\"total\":{";
   json_fields(o, total());
   o << '}';
+  if (const auto matrix = access_matrix(workers); !matrix.empty()) {
+    o << ",\"access_matrix\":[";
+    for (std::size_t place = 0; place < matrix.size(); ++place) {
+      o << (place ? ",[" : "[");
+      for (std::size_t node = 0; node < matrix[place].size(); ++node) o << (node ? "," : "") << matrix[place][node];
+      o << ']';
+    }
+    o << ']';
+  }
   if (span_measured)
     o << ",\"span\":{\"work_s\":" << work_s << ",\"span_s\":" << span_s << ",\"burdened_span_s\":" << burdened_span_s
       << ",\"parallelism\":" << parallelism() << ",\"burdened_parallelism\":" << burdened_parallelism()

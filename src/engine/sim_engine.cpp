@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 
 #include "core/fiber.hpp"
 #include "locus/detail/worker_view.hpp"
@@ -65,6 +66,7 @@ sim_engine::sim_engine(sim::machine_model machine, std::uint64_t seed, const sim
   batch_.dram_by_home.assign(nodes, 0);
   batch_.l3_by_node.assign(nodes, 0);
   batch_.writeback_by_home.assign(nodes, 0);
+  batch_.beyond_private_by_home.assign(nodes, 0);
 }
 
 sim_engine::~sim_engine() {
@@ -96,9 +98,11 @@ void sim_engine::start_workers(const placement& places, bool, const std::functio
     w->stack = create_fiber(virtual_thread_stack_bytes, &virtual_thread_entry);
     w->on = w->stack;
     w->context = w->stack->ctx;
-    ready_.insert({0, i});
+    w->beyond_private_by_home = std::make_unique<std::atomic<std::uint64_t>[]>(batch_.beyond_private_by_home.size());
     workers_.push_back(std::move(w));
   }
+  ready_.reserve(count);
+  for (int i = 0; i < count; ++i) ready_.push(i, 0);
   g_simulating.store(true, std::memory_order_relaxed);
   thread_ = std::thread([this] { run_simulation(); });
 }
@@ -160,29 +164,30 @@ void sim_engine::settle_spawns(virtual_worker& w) {
   w.spawns_charged = spawns;
 }
 
+// Another worker is earlier: it is the queue's first, and it changes
+// places with this one in the queue (one sift instead of a push and a pop).
 void sim_engine::yield_if_behind() {
   virtual_worker& me = current();
-  if (ready_.empty()) return;
-  const auto first = *ready_.begin();
-  if (first < std::pair<sim::cycles, int>{me.clock, current_}) {
+  if (ready_.has_earlier(me.clock, current_)) {
     me.st = state::ready;
-    ready_.insert({me.clock, current_});
-    run_next();
+    resume(ready_.replace_first(current_, me.clock));
   }
+}
+
+void sim_engine::resume(int id) {
+  virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
+  if (w.st == state::napping) {  // its timer fired
+    w.clock = std::max(w.clock, w.deadline);
+    w.waiting_on = nullptr;
+  }
+  w.st = state::running;
+  if (id != current_) switch_to(id);
 }
 
 void sim_engine::run_next() {
   for (;;) {
     if (!ready_.empty()) {
-      const int id = ready_.begin()->second;
-      ready_.erase(ready_.begin());
-      virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
-      if (w.st == state::napping) {  // its timer fired
-        w.clock = std::max(w.clock, w.deadline);
-        w.waiting_on = nullptr;
-      }
-      w.st = state::running;
-      if (id != current_) switch_to(id);
+      resume(ready_.pop());
       return;
     }
     if (finished_ == static_cast<int>(workers_.size())) {
@@ -215,11 +220,11 @@ void sim_engine::arrived(bctx::transfer_t t) {
 
 void sim_engine::make_ready(int id, sim::cycles at) {
   virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
-  if (w.st == state::napping) ready_.erase({w.deadline, id});
+  if (w.st == state::napping) ready_.erase(id);
   w.clock = std::max(w.clock, at);
   w.st = state::ready;
   w.waiting_on = nullptr;
-  ready_.insert({w.clock, id});
+  ready_.push(id, w.clock);
 }
 
 // Every worker sleeps without a timer: the simulated machine is idle until
@@ -266,7 +271,7 @@ void sim_engine::wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, 
   if (timeout_ns != 0) {
     me.st = state::napping;
     me.deadline = me.clock + to_cycles(timeout_ns);
-    ready_.insert({me.deadline, current_});
+    ready_.push(current_, me.deadline);
   } else {
     me.st = state::waiting;
   }
@@ -342,8 +347,11 @@ fiber* sim_engine::home_fiber(int worker) { return workers_[static_cast<std::siz
 // the coherence traffic (not accesses: consumers that sum the levels keep
 // to the first six).
 std::vector<std::string> sim_engine::counter_names() const {
-  return {"l1_hits", "l2_hits", "l3_hits", "remote_l3_hits", "local_dram", "remote_dram",
-          "writebacks", "invalidations"};
+  std::vector<std::string> names{"l1_hits",    "l2_hits",    "l3_hits",   "remote_l3_hits",
+                                 "local_dram", "remote_dram", "writebacks", "invalidations"};
+  for (std::size_t node = 0; node < batch_.beyond_private_by_home.size(); ++node)
+    names.push_back("beyond_private_home_" + std::to_string(node));
+  return names;
 }
 
 void sim_engine::read_counters(int worker, std::uint64_t* out) const {
@@ -352,6 +360,8 @@ void sim_engine::read_counters(int worker, std::uint64_t* out) const {
   for (std::size_t i = 0; i < sim::served_by_count; ++i) out[i] = w.served[i].load(std::memory_order_relaxed);
   out[sim::served_by_count] = w.writebacks.load(std::memory_order_relaxed);
   out[sim::served_by_count + 1] = w.invalidations.load(std::memory_order_relaxed);
+  for (std::size_t node = 0; node < batch_.beyond_private_by_home.size(); ++node)
+    out[sim::served_by_count + 2 + node] = w.beyond_private_by_home[node].load(std::memory_order_relaxed);
 }
 
 // ------------------------------------------------------------ memory
@@ -376,6 +386,7 @@ void sim_engine::batch::clear() {
   std::fill(dram_by_home.begin(), dram_by_home.end(), 0);
   std::fill(l3_by_node.begin(), l3_by_node.end(), 0);
   std::fill(writeback_by_home.begin(), writeback_by_home.end(), 0);
+  std::fill(beyond_private_by_home.begin(), beyond_private_by_home.end(), 0);
 }
 
 void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_t bytes, sim::access_kind kind,
@@ -393,11 +404,14 @@ void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_
       const auto& written = memory_.last_writeback_blocks_by_node();
       for (std::size_t node = 0; node < written.size(); ++node) into.writeback_by_home[node] += written[node];
     }
-    // Only what came from beyond the core's own L3 has a node to charge.
-    if (counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] +
-            counts[sim::served_by::remote_dram] ==
-        0)
-      continue;
+    // Only what came from beyond the core's private caches has a home to
+    // count, and only what came from beyond its own L3 a node to charge.
+    const std::uint64_t beyond_l3 =
+        counts[sim::served_by::remote_l3] + counts[sim::served_by::local_dram] + counts[sim::served_by::remote_dram];
+    if (beyond_l3 + counts[sim::served_by::local_l3] == 0) continue;
+    const auto& homes = memory_.last_beyond_private_by_home();
+    for (std::size_t node = 0; node < homes.size(); ++node) into.beyond_private_by_home[node] += homes[node];
+    if (beyond_l3 == 0) continue;
     const auto& dram = memory_.last_dram_blocks_by_node();
     const auto& l3 = memory_.last_remote_l3_blocks_by_node();
     for (std::size_t node = 0; node < dram.size(); ++node) {
@@ -458,16 +472,19 @@ void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequentia
   // (docs/simulator.md, "The machine model"). They go in once the targets are
   // sustained (STREAM-like) figures.
   me.clock = static_cast<sim::cycles>(std::llround(done));
-  count_served(me, c);
+  count_served(me, b);
 }
 
-void sim_engine::count_served(virtual_worker& me, const sim::access_counts& counts) {
+void sim_engine::count_served(virtual_worker& me, const batch& b) {
   auto add = [](std::atomic<std::uint64_t>& to, std::uint64_t n) {
     if (n != 0) to.store(to.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   };
+  const sim::access_counts& counts = b.counts;
   for (std::size_t i = 0; i < sim::served_by_count; ++i) add(me.served[i], counts.served[i]);
   add(me.writebacks, counts.writebacks);
   add(me.invalidations, counts.invalidations);
+  for (std::size_t node = 0; node < b.beyond_private_by_home.size(); ++node)
+    add(me.beyond_private_by_home[node], b.beyond_private_by_home[node]);
 }
 
 // A touch is issued page by page, and the worker gives way between pages

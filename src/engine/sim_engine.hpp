@@ -28,7 +28,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +40,7 @@
 #include "sim/contention.hpp"
 #include "sim/machine_model.hpp"
 #include "sim/memory_model.hpp"
+#include "sim/ready_queue.hpp"
 
 namespace locus::detail {
 
@@ -108,6 +108,9 @@ class sim_engine final : public engine {
     std::atomic<std::uint64_t> served[sim::served_by_count] = {};
     std::atomic<std::uint64_t> writebacks{0};     // the memory model's coherence traffic,
     std::atomic<std::uint64_t> invalidations{0};  // after the served counts in counter_names()
+    // Accesses served beyond the core's private caches, by the home node
+    // of the line's page (counter_names(): beyond_private_home_<node>).
+    std::unique_ptr<std::atomic<std::uint64_t>[]> beyond_private_by_home;
   };
 
   static void virtual_thread_entry(boost::context::detail::transfer_t t);
@@ -120,6 +123,9 @@ class sim_engine final : public engine {
   // The current worker cannot go on (it gave way, sleeps or finished): runs
   // the next one. Returns when the current worker is resumed.
   void run_next();
+  // Runs worker id, just taken from the queue (its nap timer fired if it
+  // was napping); returns when the current worker is resumed.
+  void resume(int id);
   void switch_to(int next);
   void arrived(boost::context::detail::transfer_t t);
   void wait_for_outside();
@@ -136,7 +142,7 @@ class sim_engine final : public engine {
   std::uint64_t base_seed_;
   std::function<void(int)> body_;
   std::vector<std::unique_ptr<virtual_worker>> workers_;
-  std::set<std::pair<sim::cycles, int>> ready_;  // ready and napping workers by (clock, id)
+  sim::ready_queue ready_;  // ready and napping workers by (clock or deadline, id)
   int current_ = -1;                              // -1: the simulation thread's own stack
   int leaving_ = -1;                              // who made the switch in progress
   int finished_ = 0;
@@ -162,6 +168,7 @@ class sim_engine final : public engine {
     std::vector<std::uint64_t> dram_by_home;
     std::vector<std::uint64_t> l3_by_node;
     std::vector<std::uint64_t> writeback_by_home;  // dirty blocks written back, by home node
+    std::vector<std::uint64_t> beyond_private_by_home;  // served beyond the private caches, by home node
     void clear();
   };
   // Runs [address, address + bytes) through the memory model, page by
@@ -173,7 +180,7 @@ class sim_engine final : public engine {
   // counts it; `tail` carries the latency of the last misses still in
   // flight, which the caller adds when the touch ends.
   void charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail);
-  void count_served(virtual_worker& me, const sim::access_counts& counts);
+  void count_served(virtual_worker& me, const batch& b);
 
   sim::contention contention_;
   batch batch_;  // reused, so that a touch allocates nothing

@@ -28,14 +28,6 @@ bool lru_cache::touch(std::uint64_t block) {
   return true;
 }
 
-std::uint64_t lru_cache::insert(std::uint64_t block) {
-  std::uint64_t* const set = slots_.data() + set_start(block);
-  const std::uint64_t evicted = set[ways_ - 1];
-  std::copy_backward(set, set + ways_ - 1, set + ways_);
-  set[0] = block;
-  return evicted;
-}
-
 bool lru_cache::invalidate(std::uint64_t block) {
   std::uint64_t* const set = slots_.data() + set_start(block);
   std::uint64_t* const end = set + ways_;

@@ -114,7 +114,8 @@ memory_model::memory_model(const machine_model& machine, const memory_options& o
       scratch_bits_(directory_.words()),
       dram_by_node_(static_cast<std::size_t>(std::max(machine.topo.num_numa_nodes, 1)), 0),
       writeback_by_node_(dram_by_node_.size(), 0),
-      remote_l3_by_node_(dram_by_node_.size(), 0) {
+      remote_l3_by_node_(dram_by_node_.size(), 0),
+      beyond_private_by_home_(dram_by_node_.size(), 0) {
   const topology& topo = machine.topo;
   const auto num_cores = static_cast<std::size_t>(topo.num_cores());
   for (const auto& core : topo.cores) core_node_.push_back(core.numa_node);
@@ -199,6 +200,7 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
   std::fill(dram_by_node_.begin(), dram_by_node_.end(), 0);
   std::fill(writeback_by_node_.begin(), writeback_by_node_.end(), 0);
   std::fill(remote_l3_by_node_.begin(), remote_l3_by_node_.end(), 0);
+  std::fill(beyond_private_by_home_.begin(), beyond_private_by_home_.end(), 0);
   const std::uint64_t first = address >> block_shift_;
   const std::uint64_t last = (address + bytes - 1) >> block_shift_;
   for (std::uint64_t block = first;; ++block) {
@@ -215,14 +217,31 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
 // blocks than this one, and whether a cache holds them, not in which order;
 // serve_miss() asks only about this block. A hit in the core's L1 reads
 // nothing else unless it is a write.
+//
+// A shared cache's directory bit is exact, so once the private levels have
+// missed, the block's directory entry (which the miss or the fill needs
+// anyway) says whether the shared level holds it: with the bit clear the
+// block goes in without a search. That is a sweep's common case (a 16-way
+// L3 not searched per line), and it leaves the caches exactly as the
+// search would. Private levels are searched: their bit may outlive their
+// copies, and fetching the entry before an L2 hit would cost that hit more
+// than the search saves.
 void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
                                 access_counts& counts) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
+  std::uint64_t* holders = nullptr;  // the block's directory entry, once fetched
   std::size_t hit = 0;
   for (; hit < chain.size(); ++hit) {
     std::uint64_t evicted = lru_cache::no_block;
     modeled_cache& level = caches_[static_cast<std::size_t>(chain[hit])];
-    if (level.cache.touch_or_insert(block, evicted)) break;
+    if (level.exact_holder) {
+      if (holders == nullptr) holders = directory_.entry(block);
+      const auto holder = static_cast<std::size_t>(level.holder);
+      if ((holders[holder / 64] >> (holder % 64) & 1) == 0) evicted = level.cache.insert(block);
+      else if (level.cache.touch_or_insert(block, evicted)) break;
+    } else if (level.cache.touch_or_insert(block, evicted)) {
+      break;
+    }
     // A clean block leaving a core's private cache needs nothing more.
     if (evicted != lru_cache::no_block && (level.exact_holder || lru_cache::is_dirty(evicted)))
       evict(core, hit, evicted, counts);
@@ -232,9 +251,8 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
   // who else holds it (a miss), recording this chain's holders (a fill
   // beyond the private caches), whom to invalidate (a write).
   const bool fills_shared = hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)];
-  std::uint64_t* const holders =
-      hit == chain.size() || fills_shared || kind == access_kind::write ? directory_.entry(block)
-                                                                        : nullptr;
+  if (holders == nullptr && (hit == chain.size() || fills_shared || kind == access_kind::write))
+    holders = directory_.entry(block);
   served_by where;
   cycles cost = 0;
   if (hit < chain.size()) {
@@ -254,6 +272,11 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
     if (!chain.empty()) caches_[static_cast<std::size_t>(chain.front())].cache.mark_front_dirty(block);
     cost = std::max(cost, invalidate_outside_chain(core, block, holders, counts));
   }
+  // Served beyond the private caches: counted by the page's home (which
+  // every cached block's page has; home_for remembers the last page, which
+  // serve_miss has just asked about).
+  if (where >= served_by::local_l3)
+    ++beyond_private_by_home_[static_cast<std::size_t>(home_for(block, core_node_[static_cast<std::size_t>(core)]))];
   ++counts.served[static_cast<std::size_t>(where)];
   counts.total_cycles += cost;
 }
@@ -266,18 +289,18 @@ void memory_model::evict(int core, std::size_t level, std::uint64_t slot, access
   if (!lru_cache::is_dirty(slot)) return;
   for (std::size_t outer = level + 1; outer < chain.size(); ++outer)
     if (caches_[static_cast<std::size_t>(chain[outer])].cache.mark_dirty(block)) return;
-  const int home = home_for(block, core_node_[static_cast<std::size_t>(core)]);
+  const int home = home_for(block, core_node_[static_cast<std::size_t>(core)], writeback_page_);
   ++writeback_by_node_[static_cast<std::size_t>(home)];
   ++counts.writebacks;
 }
 
-int memory_model::home_for(std::uint64_t block, int node) {
+int memory_model::home_for(std::uint64_t block, int node, page_memory& memory) {
   const std::uint64_t page = block >> blocks_per_page_shift_;
-  if (page != last_page_) {
-    last_home_ = homes_.home_for_access(page, node);
-    last_page_ = page;
+  if (page != memory.page) {
+    memory.home = homes_.home_for_access(page, node);
+    memory.page = page;
   }
-  return last_home_;
+  return memory.home;
 }
 
 const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) const {
@@ -370,14 +393,14 @@ void memory_model::bind(std::uint64_t address, std::uint64_t bytes, int node) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.bind(first, last, node);
-  last_page_ = no_page;
+  access_page_.page = writeback_page_.page = no_page;
 }
 
 void memory_model::interleave(std::uint64_t address, std::uint64_t bytes) {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
   if (page_range(address, bytes, first, last)) homes_.interleave(first, last);
-  last_page_ = no_page;
+  access_page_.page = writeback_page_.page = no_page;
 }
 
 std::optional<int> memory_model::home_of(std::uint64_t address) const {

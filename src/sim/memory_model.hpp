@@ -126,6 +126,10 @@ class memory_model {
   // Blocks the last access() got from another L3, by that L3's node: what
   // crosses the interconnect from it.
   const std::vector<std::uint64_t>& last_remote_l3_blocks_by_node() const { return remote_l3_by_node_; }
+  // Blocks the last access() had served beyond the core's private caches
+  // (its own L3, another L3, DRAM), by the home node of their page: where
+  // the data a core uses lives (the place-by-place access matrix).
+  const std::vector<std::uint64_t>& last_beyond_private_by_home() const { return beyond_private_by_home_; }
 
   // Cumulative since construction or the last reset.
   const access_counts& counters(int core) const;
@@ -168,7 +172,16 @@ class memory_model {
   // The home of the block's page, giving it one (first touch from `node`)
   // if it has none; the last page's home is remembered, as a run of blocks
   // asks about one page many times. bind() and interleave() forget it.
-  int home_for(std::uint64_t block, int node);
+  int home_for(std::uint64_t block, int node) { return home_for(block, node, access_page_); }
+  // The same with a memory of its own: written-back blocks are evicted in
+  // the order they were filled, another run of pages than the accesses',
+  // and one memory for both would forget each run's page at every
+  // write-back.
+  struct page_memory {
+    std::uint64_t page;
+    int home;
+  };
+  int home_for(std::uint64_t block, int node, page_memory& memory);
   // Directory bits of the holders of the first `levels` caches of the
   // core's chain; levels = the chain's length gives the whole chain.
   const std::uint64_t* chain_bits(int core, std::size_t levels) const;
@@ -215,9 +228,10 @@ class memory_model {
   std::vector<std::uint64_t> dram_by_node_;      // of the last access()
   std::vector<std::uint64_t> writeback_by_node_; // of the last access()
   std::vector<std::uint64_t> remote_l3_by_node_; // of the last access()
+  std::vector<std::uint64_t> beyond_private_by_home_; // of the last access()
   static constexpr std::uint64_t no_page = ~std::uint64_t{0};
-  std::uint64_t last_page_ = no_page;            // home_for()'s memory
-  int last_home_ = 0;
+  page_memory access_page_{no_page, 0};           // home_for()'s memories
+  page_memory writeback_page_{no_page, 0};
 };
 
 }  // namespace locus::detail::sim
