@@ -300,9 +300,8 @@ def access_matrix_svg(r):
     if not counts:
         return None
     shares = [[100 * v / (sum(row) or 1) for v in row] for row in counts]
-    return trace_pictures.matrix_svg(f"{r['variant']} P={r['workers']}: % of each place's accesses beyond L2, "
-                                     "by the data's home", "place", "home node", shares, cell=40,
-                                     text=lambda v: f"{v:.0f}")
+    return trace_pictures.matrix_svg(f"{r['variant']} P={r['workers']}: % of each place's accesses by home",
+                                     "place", "home node", shares, cell=40, text=lambda v: f"{v:.0f}")
 
 
 def svg_of(fig):

@@ -121,7 +121,7 @@ def matrix_svg(title, row_label, col_label, counts, cell=34, text=str):
     width, height = max(380, left + cols * cell + 20, 6 * len(title) + 8), top + rows * cell + 30
     peak = max([v for r in counts for v in r] + [1])
     parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
-             f"font-family='sans-serif' font-size='11'>",
+             f"viewBox='0 0 {width} {height}' font-family='sans-serif' font-size='11'>",
              f"<text x='4' y='14'>{html.escape(title)}</text>",
              f"<text x='{left}' y='32'>{html.escape(col_label)} →</text>"]
     for j in range(cols):
