@@ -50,6 +50,9 @@
 // runs. A cycle among the nodes the sink needs is reported by run() (a
 // std::logic_error) once the nodes outside it have run.
 //
+// measure_locality() before a run counts the remote-access measure of
+// section VI-B (graph_locality), read with locality() after it.
+//
 // One run at a time per graph; find() may be called from compute() (for the
 // results of predecessors, which are complete then) and after run().
 #pragma once
@@ -98,6 +101,9 @@ int graph_worker_color() noexcept;
 // joined.
 std::uint32_t graph_colors_tag(const int* colors, std::size_t n);
 std::uint32_t graph_color_tag(int color) noexcept;
+// The place of the workers whose color is `color`, -1 if no worker has it
+// (called on a worker).
+int graph_color_place(int color) noexcept;
 void graph_release_tag(std::uint32_t tag) noexcept;
 
 template <class N>
@@ -297,6 +303,23 @@ void on_pool(F& fn) {
 
 }  // namespace detail_graph
 
+// The remote-access measure of NabbitC's section VI-B, at node level: of
+// the nodes a run computed, those computed on a worker whose place has no
+// worker of the node's color, and of their predecessors, those whose color
+// no worker of the computing worker's place has (no_color and colors no
+// worker has count as remote). The paper reports the sum of the two remote
+// counts over the sum of the two totals.
+struct graph_locality {
+  std::uint64_t nodes = 0;
+  std::uint64_t remote_nodes = 0;
+  std::uint64_t predecessors = 0;
+  std::uint64_t remote_predecessors = 0;
+  double remote_share() const {
+    const std::uint64_t all = nodes + predecessors;
+    return all == 0 ? 0.0 : static_cast<double>(remote_nodes + remote_predecessors) / static_cast<double>(all);
+  }
+};
+
 // What the dynamic and the static forms share: the nodes, the map,
 // compute_and_notify.
 template <class Node, class Hash, class Eq, class Spec>
@@ -323,6 +346,27 @@ class basic_task_graph {
   }
   // Nodes created so far.
   std::size_t size() const { return map_.size(); }
+
+  // Counts the remote-access measure (graph_locality) in the runs that
+  // follow: a look-up of each node's and each predecessor's color per node
+  // computed, off unless asked. Call before run(), not during one.
+  void measure_locality() {
+#ifndef LOCUS_SERIAL_ELISION
+    locality_.assign(static_cast<std::size_t>(num_workers()), {});
+#endif
+  }
+  // The measure summed over the workers (zeros if it was not asked for, and
+  // in the serial elision, which has no places).
+  graph_locality locality() const {
+    graph_locality sum;
+    for (const auto& slot : locality_) {
+      sum.nodes += slot.counts.nodes;
+      sum.remote_nodes += slot.counts.remote_nodes;
+      sum.predecessors += slot.counts.predecessors;
+      sum.remote_predecessors += slot.counts.remote_predecessors;
+    }
+    return sum;
+  }
 
  protected:
   using entry = detail::graph_entry<Node, key_type>;
@@ -365,6 +409,7 @@ class basic_task_graph {
   // the stack.
   void compute_and_notify(entry& first) {
     for (entry* e = &first;;) {
+      if (!locality_.empty()) [[unlikely]] count_locality(*e);
       if (detail_graph::colors_on()) {
         // The node's own color on what its compute() spawns.
         detail_graph::next_colors own(detail::graph_color_tag(e->color), false);
@@ -387,6 +432,23 @@ class basic_task_graph {
       detail_graph::spawn_all(ready, [](entry* s) { return s->color; }, act);
       return;
     }
+  }
+
+  // Section VI-B's two counts for a node about to be computed here; each
+  // worker writes only its own slot.
+  void count_locality(entry& e) {
+#ifndef LOCUS_SERIAL_ELISION
+    const detail::worker_view* w = detail::current_worker();
+    graph_locality& c = locality_[static_cast<std::size_t>(w->id)].counts;
+    ++c.nodes;
+    if (detail::graph_color_place(e.color) != w->place) ++c.remote_nodes;
+    for (auto&& k : std::as_const(*e.node()).predecessors()) {
+      ++c.predecessors;
+      if (detail::graph_color_place(spec_.color(k)) != w->place) ++c.remote_predecessors;
+    }
+#else
+    (void)e;
+#endif
   }
 
   // Throws if an earlier run failed; marks the graph failed if fn throws.
@@ -414,6 +476,10 @@ class basic_task_graph {
   Spec spec_;
   detail::key_map<key_type, entry, Hash, Eq> map_;
   bool failed_ = false;
+  struct alignas(64) locality_slot {
+    graph_locality counts;
+  };
+  std::vector<locality_slot> locality_;  // per worker; empty: not measured
 };
 
 // The dynamic form: nodes are created on demand, from the sink.

@@ -3,6 +3,7 @@
 // that carry a continuation's colors to thieves. Everything asks the pool's
 // nabbitc policy, if that is the policy running; under any other, colors
 // are off and the library spawns as Nabbit does.
+#include "core/runtime_state.hpp"
 #include "locus/runtime.hpp"
 #include "locus/task_graph.hpp"
 #include "policy/nabbitc/nabbitc.hpp"
@@ -38,6 +39,13 @@ std::uint32_t graph_colors_tag(const int* colors, std::size_t n) {
 }
 
 std::uint32_t graph_color_tag(int color) noexcept { return color_sets::single(color); }
+
+int graph_color_place(int color) noexcept {
+  if (nabbitc_policy* p = nabbitc_policy::active()) return p->place_of_color(color);
+  // Other policies: colors are worker ids (worker_color).
+  const auto& owner = pool().places.worker_place;
+  return color >= 0 && static_cast<std::size_t>(color) < owner.size() ? owner[static_cast<std::size_t>(color)] : -1;
+}
 
 void graph_release_tag(std::uint32_t tag) noexcept {
   if (nabbitc_policy* p = nabbitc_policy::active()) p->sets().release(tag);

@@ -64,6 +64,11 @@ nabbitc_policy::~nabbitc_policy() { g_active.store(nullptr, std::memory_order_re
 
 nabbitc_policy* nabbitc_policy::active() noexcept { return g_active.load(std::memory_order_acquire); }
 
+int nabbitc_policy::place_of_color(int color) const {
+  if (by_place_) return color >= 0 && color < ctx->places().num_places ? color : -1;
+  return color >= 0 && color < ctx->num_workers() ? ctx->worker_at(color).place : -1;
+}
+
 worker_view* nabbitc_policy::choose_victim(worker_view& thief) {
   const auto n = static_cast<std::uint32_t>(ctx->num_workers());
   if (n < 2) return nullptr;

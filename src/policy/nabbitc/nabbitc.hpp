@@ -47,6 +47,8 @@ class nabbitc_policy : public policy_defaults {
   search_result find_work(worker_view& w);
 
   int color_of(const worker_view& w) const { return by_place_ ? w.place : w.id; }
+  // The place whose workers have `color`, or -1 if none has it.
+  int place_of_color(int color) const;
   int num_colors() const { return sets_.colors(); }
   color_sets& sets() { return sets_; }
 
