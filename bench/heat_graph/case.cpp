@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,7 @@ class heat_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
+    locality_.reset();
     bench::dispatch(v, [&]<class P>() {
       if constexpr (std::is_same_v<P, bench::serial_backend>)
         run_serial();
@@ -61,6 +63,11 @@ class heat_graph_instance final : public bench::instance {
     s.precision(12);
     s << n_ << "x" << n_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
       << " rows, checksum " << checksum;
+    if (locality_) {
+      s.precision(3);
+      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
+        << locality_->nodes + locality_->predecessors;
+    }
     return s.str();
   }
 
@@ -105,13 +112,16 @@ class heat_graph_instance final : public bench::instance {
       return static_cast<int>(b * colors / blocks_);
     };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
+    g.measure_locality();
     g.run(sink);
+    locality_ = g.locality();
     result_ = grid(steps_);
   }
 
   std::int64_t n_, steps_, block_, blocks_;
   std::vector<double> even_, odd_, reference_;
   const double* result_ = nullptr;
+  std::optional<locus::graph_locality> locality_;  // of the last run, if it was a task graph's
 };
 
 const bench::registrar heat_graph{{
