@@ -32,6 +32,7 @@
 #include "locus/detail/span_hooks.hpp"
 #include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/hints.hpp"
 #include "locus/place.hpp"
 #include "locus/task_group.hpp"
 
@@ -39,41 +40,76 @@ namespace locus {
 
 // What the scheduler should know about one fork_join branch.
 struct branch_hints {
-  place_hint place = any;  // checked when the branch starts (locus/place.hpp)
+  place_hint place = any;  // checked when the branch starts (locus/place.hpp); read only if Placed
+  double work = -1;        // locus::work (locus/hints.hpp); below 0: none given
 };
 
 // A fork_join branch with hints; holds a reference to the callable, which
-// lives until the end of the fork_join's full expression.
-template <class F>
+// lives until the end of the fork_join's full expression. Placed: the
+// branch carries a place (otherwise it inherits the parent's).
+template <class F, bool Placed = true>
 struct branch {
   F&& fn;
   branch_hints hints;
 };
 
-// Branch f belongs to place p.
-template <class F>
-constexpr branch<F> at(int p, F&& f) noexcept {
-  return {std::forward<F>(f), {place_hint{p}}};
-}
-template <class F>
-constexpr branch<F> at(int p, branch<F>&& b) noexcept {
-  return {std::forward<F>(b.fn), {place_hint{p}}};
-}
-
 namespace detail_branch {
 template <class F>
 inline constexpr bool is_branch = false;
+template <class F, bool P>
+inline constexpr bool is_branch<branch<F, P>> = true;
 template <class F>
-inline constexpr bool is_branch<branch<F>> = true;
+inline constexpr bool is_placed = false;
 template <class F>
-inline constexpr bool hinted = is_branch<std::remove_cvref_t<F>>;
+inline constexpr bool is_placed<branch<F, true>> = true;
+// A branch whose place the fork must set (and restore after it).
+template <class F>
+inline constexpr bool hinted = is_placed<std::remove_cvref_t<F>>;
 // The callable of a branch (an lvalue), hinted or not.
 template <class B>
 constexpr auto& fn_of(B& b) noexcept {
-  if constexpr (hinted<B>) return b.fn;
+  if constexpr (is_branch<std::remove_cvref_t<B>>) return b.fn;
   else return b;
 }
+// A branch's work hint, or below 0.
+template <class B>
+constexpr double work_of(const B& b) noexcept {
+  if constexpr (is_branch<std::remove_cvref_t<B>>) return b.hints.work;
+  else return -1;
+}
+template <class H>
+inline constexpr bool is_branch_hint = std::is_same_v<H, place_hint> || std::is_same_v<H, work_hint>;
+template <class H>
+constexpr void add(branch_hints& h, const H& hint) noexcept {
+  if constexpr (std::is_same_v<H, place_hint>) h.place = hint;
+  else h.work = hint.value;
+}
 }  // namespace detail_branch
+
+// Branch f with hints: a place (locus::at(p) or locus::any) and/or
+// locus::work(w), each at most once. The one way to attach hints to a
+// fork_join branch; at(p, f) is with(f, at(p)).
+template <class F, class... Hints>
+constexpr auto with(F&& f, Hints... hints) noexcept {
+  static_assert((detail_branch::is_branch_hint<Hints> && ...),
+                "locus::with(f, hints...): the accepted hints are a place (locus::at(p) or locus::any) and "
+                "locus::work(w)");
+  static_assert(detail::count_of<place_hint, Hints...> <= 1 && detail::count_of<work_hint, Hints...> <= 1,
+                "locus::with(f, hints...): each kind of hint at most once");
+  branch<F, (std::is_same_v<Hints, place_hint> || ...)> b{std::forward<F>(f), {}};
+  (detail_branch::add(b.hints, hints), ...);
+  return b;
+}
+
+// Branch f belongs to place p.
+template <class F>
+constexpr branch<F> at(int p, F&& f) noexcept {
+  return with(std::forward<F>(f), place_hint{p});
+}
+template <class F, bool P>
+constexpr branch<F> at(int p, branch<F, P>&& b) noexcept {
+  return {std::forward<F>(b.fn), {place_hint{p}, b.hints.work}};
+}
 
 inline namespace LOCUS_CONSTRUCTS_NS {
 
@@ -116,6 +152,32 @@ template <class F, class G>
     if (e) std::rethrow_exception(e);
 }
 
+// The policy distributes work (hook_work_hints, ADWS) and the running task
+// spreads over several workers: both branches become the children of a
+// task group with their work (a branch without a hint is guessed equal to
+// the other, the paper's 1:1 of section 6.3), so that one may be migrated
+// (figure 7); f's exception still wins over g's.
+template <class F, class G>
+[[gnu::noinline]] void distributed(F& f, G& g, double f_work, double g_work, std::int32_t f_place,
+                                   std::int32_t g_place) {
+  if (f_work < 0) f_work = g_work;
+  if (g_work < 0) g_work = f_work;
+  if (f_work + g_work <= 0) f_work = g_work = 1;
+  std::exception_ptr errors[2];
+  {
+    task_group both(work(f_work + g_work));
+    both.spawn([&] {
+      try { f(); } catch (...) { errors[0] = std::current_exception(); }
+    }, place_hint{f_place}, work(f_work));
+    both.spawn([&] {
+      try { g(); } catch (...) { errors[1] = std::current_exception(); }
+    }, place_hint{g_place}, work(g_work));
+    both.sync();
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 // Tracing (hook_trace): the same fork_join with each branch drawn as a
 // slice; the second remembers where it was forked, for the arrow to a thief.
 template <class F, class G>
@@ -140,6 +202,19 @@ template <class F, class G>
   if constexpr (!detail::is_traced_task<std::remove_cvref_t<decltype(g_fn)>>) {
     if (w.hooks & detail::hook_trace) {
       traced(f, g);
+      return false;
+    }
+  }
+  if (w.hooks & detail::hook_work_hints) {
+    // f's share, from the top of the task's range (figure 7 line 21); if
+    // the task spreads over several workers, fork as a task group.
+    const double fw = detail_branch::work_of(f) >= 0 ? detail_branch::work_of(f) : 1;
+    const double gw = detail_branch::work_of(g) >= 0 ? detail_branch::work_of(g) : fw;
+    detail::task_context probe = w.ctx;
+    if (detail::policy_share_work(w, w.ctx, probe, fw + gw > 0 ? gw / (fw + gw) : 0.5, 1.0) !=
+        detail::share_route::local) {
+      distributed(detail_branch::fn_of(f), g_fn, detail_branch::work_of(f), detail_branch::work_of(g),
+                  detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place);
       return false;
     }
   }
@@ -179,7 +254,7 @@ void fork_join(F&& f, G&& g) {
   std::exception_ptr first_error;
   if constexpr (detail_branch::hinted<F>) w->ctx.place = f_place;
   try {
-    if constexpr (detail_branch::hinted<F>) f.fn();
+    if constexpr (detail_branch::is_branch<std::remove_cvref_t<F>>) f.fn();
     else std::forward<F>(f)();
   } catch (...) {
     first_error = std::current_exception();
@@ -218,8 +293,8 @@ template <class F, class G>
   detail::traced_task<decltype(g_fn)> g_traced{g_fn, nullptr, slice_kind::fork, detail::trace_spawn_point()};
   // A hinted branch keeps its hints around the traced callable.
   auto rewrap = [](auto& original, auto& traced_fn) -> decltype(auto) {
-    if constexpr (detail_branch::hinted<std::remove_reference_t<decltype(original)>>)
-      return branch<decltype(traced_fn)>{traced_fn, original.hints};
+    if constexpr (detail_branch::is_branch<std::remove_cvref_t<decltype(original)>>)
+      return branch<decltype(traced_fn), detail_branch::hinted<decltype(original)>>{traced_fn, original.hints};
     else
       return traced_fn;
   };

@@ -5,6 +5,7 @@
 #include "locus/annotate.hpp"
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"
+#include "locus/hints.hpp"
 #include "locus/label.hpp"
 #include "locus/memory.hpp"
 #include "locus/mutex.hpp"

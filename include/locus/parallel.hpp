@@ -14,7 +14,8 @@
 // thief may want work); with a grain, halves down to pieces of at most grain
 // iterations; with static_partition, one contiguous block per worker; with a
 // loop_affinity, a few sub-ranges per worker, each where it ran last time.
-// Pieces run left to right in the serial elision. An empty or reversed range
+// Pieces run left to right in the serial elision. Each fork carries its
+// halves' iteration counts as work hints (locus/hints.hpp: read by adws). An empty or reversed range
 // runs nothing. grain must be at least 1.
 //
 // The reduce body takes (lo, hi, acc) and returns acc folded with the
@@ -32,6 +33,7 @@
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/fork_join.hpp"
+#include "locus/hints.hpp"
 #include "locus/partition.hpp"
 #ifndef LOCUS_SERIAL_ELISION
 #include "locus/detail/posted_loops.hpp"
@@ -84,7 +86,8 @@ template <class Body>
 void split_for(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body& body) {
   if (hi - lo <= grain) return run_leaf(body, lo, hi);
   const std::int64_t mid = lo + (hi - lo) / 2;
-  fork_join([&] { split_for(lo, mid, grain, body); }, [&] { split_for(mid, hi, grain, body); });
+  fork_join(with([&] { split_for(lo, mid, grain, body); }, work(double(mid - lo))),
+            with([&] { split_for(mid, hi, grain, body); }, work(double(hi - mid))));
 }
 
 template <class T, class Body, class Combine>
@@ -94,8 +97,8 @@ T split_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const T& id
   const std::int64_t mid = lo + (hi - lo) / 2;
   T left = identity;
   T right = identity;
-  fork_join([&] { left = split_reduce(lo, mid, grain, identity, body, combine); },
-            [&] { right = split_reduce(mid, hi, grain, identity, body, combine); });
+  fork_join(with([&] { left = split_reduce(lo, mid, grain, identity, body, combine); }, work(double(mid - lo))),
+            with([&] { right = split_reduce(mid, hi, grain, identity, body, combine); }, work(double(hi - mid))));
   return combine(std::move(left), std::move(right));
 }
 
@@ -112,7 +115,8 @@ void lazy_for(std::int64_t lo, std::int64_t hi, std::int64_t chunk, Body& body) 
     const detail::worker_view* w = detail::current_worker();
     if (w == nullptr || w->deque.looks_empty()) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      fork_join([&] { lazy_for(lo, mid, chunk, body); }, [&] { lazy_for(mid, hi, chunk, body); });
+      fork_join(with([&] { lazy_for(lo, mid, chunk, body); }, work(double(mid - lo))),
+                with([&] { lazy_for(mid, hi, chunk, body); }, work(double(hi - mid))));
       return;
     }
 #endif
@@ -135,8 +139,8 @@ T lazy_reduce(std::int64_t lo, std::int64_t hi, std::int64_t chunk, const T& ide
       const std::int64_t mid = lo + (hi - lo) / 2;
       T left = identity;
       T right = identity;
-      fork_join([&] { left = lazy_reduce(lo, mid, chunk, identity, body, combine); },
-                [&] { right = lazy_reduce(mid, hi, chunk, identity, body, combine); });
+      fork_join(with([&] { left = lazy_reduce(lo, mid, chunk, identity, body, combine); }, work(double(mid - lo))),
+                with([&] { right = lazy_reduce(mid, hi, chunk, identity, body, combine); }, work(double(hi - mid))));
       return combine(std::move(acc), combine(std::move(left), std::move(right)));
     }
 #endif

@@ -36,6 +36,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -43,6 +44,7 @@
 #include "locus/detail/span_hooks.hpp"
 #include "locus/detail/trace_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/hints.hpp"
 #include "locus/label.hpp"
 #include "locus/place.hpp"
 
@@ -53,28 +55,47 @@ struct parent_first_t {
 };
 inline constexpr parent_first_t parent_first{};
 
+namespace detail {
+template <class H>
+inline constexpr bool is_spawn_hint = std::is_same_v<H, parent_first_t> || std::is_same_v<H, place_hint> ||
+                                      std::is_same_v<H, work_hint> || std::is_same_v<H, label>;
+template <class T, class... Hints>
+inline constexpr int count_of = (0 + ... + int{std::is_same_v<T, Hints>});
+template <class... Hints>
+constexpr void check_spawn_hints() {
+  static_assert((is_spawn_hint<Hints> && ...),
+                "task_group::spawn(f, hints...): the accepted hints are locus::parent_first, a place "
+                "(locus::at(p) or locus::any), locus::work(w) and locus::label(\"name\")");
+  static_assert(count_of<parent_first_t, Hints...> <= 1 && count_of<place_hint, Hints...> <= 1 &&
+                    count_of<work_hint, Hints...> <= 1 && count_of<label, Hints...> <= 1,
+                "task_group::spawn(f, hints...): each kind of hint at most once");
+}
+template <class T, class H>
+constexpr void take_hint(T& out, const H& h) {
+  if constexpr (std::is_same_v<T, H>) out = h;
+}
+// The hint of type T among hints, or `otherwise`.
+template <class T, class... Hints>
+constexpr T pick(T otherwise, const Hints&... hints) {
+  (take_hint(otherwise, hints), ...);
+  return otherwise;
+}
+}  // namespace detail
+
 inline namespace LOCUS_CONSTRUCTS_NS {
 
 #ifdef LOCUS_SERIAL_ELISION
 
 class task_group {
  public:
-  template <class F>
-  void spawn(F&& f) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, parent_first_t) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, place_hint) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, parent_first_t, place_hint) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, label) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, place_hint, label) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, parent_first_t, label) { std::forward<F>(f)(); }
-  template <class F>
-  void spawn(F&& f, parent_first_t, place_hint, label) { std::forward<F>(f)(); }
+  task_group() = default;
+  explicit task_group(work_hint) {}
+  task_group(work_hint, footprint_hint) {}
+  template <class F, class... Hints>
+  void spawn(F&& f, Hints...) {
+    detail::check_spawn_hints<Hints...>();
+    std::forward<F>(f)();
+  }
   void sync() {}
 };
 
@@ -82,24 +103,77 @@ class task_group {
 
 class task_group {
  public:
-  task_group() = default;
+  task_group() noexcept {}
   task_group(const task_group&) = delete;
   task_group& operator=(const task_group&) = delete;
-  ~task_group() noexcept(false) {
-    if (used_) {
-      if (std::uncaught_exceptions() > 0) {
-        try { sync(); } catch (...) {}
-      } else {
-        sync();
-      }
+  [[gnu::always_inline]] ~task_group() noexcept(false) {
+    if (used_) [[unlikely]] sync_at_destruction();
+  }
+
+  // With the total work of the children (locus/hints.hpp): each child's
+  // locus::work(w) is its share of it; the footprint is the group's
+  // working-set size, for the multi-level policies (not read yet).
+  explicit task_group(work_hint total) : work_flags_(work_given), work_total_(total.value) {}
+  task_group(work_hint total, footprint_hint) : task_group(total) {}
+
+  // spawn(f, hints...): any of locus::parent_first, a place (locus::at(p) or
+  // locus::any), locus::work(w) and locus::label("name"), each at most
+  // once, in any order.
+  template <class F, class... Hints>
+  void spawn(F&& f, Hints... hints) {
+    detail::check_spawn_hints<Hints...>();
+    constexpr bool pf = (std::is_same_v<Hints, parent_first_t> || ...);
+    constexpr bool placed = (std::is_same_v<Hints, place_hint> || ...);
+    constexpr bool worked = (std::is_same_v<Hints, work_hint> || ...);
+    const place_hint place = detail::pick<place_hint>(any, hints...);
+    const double w = detail::pick<work_hint>(work_hint{-1.0}, hints...).value;
+    if constexpr ((std::is_same_v<Hints, label> || ...)) {
+      // Labeled: with tracing on, the child's slice takes the label. From a
+      // thread that is not a worker the child is always wrapped (the pool
+      // may not have started yet; a root submission is a slow path anyway):
+      // with tracing on, its slice is drawn within the root task that runs it.
+      if (labeled(detail::current_worker())) [[unlikely]]
+        return spawn_as<pf, placed, worked>(traced<F>(std::forward<F>(f), detail::pick<label>(label(""), hints...).text),
+                                            place, w);
+    }
+    spawn_as<pf, placed, worked>(std::forward<F>(f), place, w);
+  }
+
+ private:
+  template <bool ParentFirst, bool Placed, bool Worked, class F>
+  void spawn_as(F&& f, place_hint hint, double w) {
+    if constexpr (ParentFirst) {
+      if constexpr (Placed) spawn_parent_first(std::forward<F>(f), detail::checked_place(hint), w);
+      else spawn_parent_first(std::forward<F>(f), std::nullopt, w);
+    } else if constexpr (Placed) {
+      spawn_placed(std::forward<F>(f), hint, w);
+    } else if constexpr (Worked) {
+      spawn_worked(std::forward<F>(f), w);
+    } else {
+      spawn_plain(std::forward<F>(f));
     }
   }
 
   template <class F>
-  void spawn(F&& f) {
+  void spawn_plain(F&& f) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
-    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place)) [[unlikely]] return;
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place, -1.0)) [[unlikely]] return;
+    used_ = true;
+    detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
+#ifndef LOCUS_NO_SPAWN_COUNTER
+    w->spawns.bump();
+#endif
+    detail::spawn_child(*w, req);
+  }
+
+  // A work hint alone: read only by a policy that distributes work (its
+  // hooks bit sends the spawn to queued_by_policy); otherwise the plain spawn.
+  template <class F>
+  void spawn_worked(F&& f, double work) {
+    detail::worker_view* w = detail::current_worker();
+    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place, work)) [[unlikely]] return;
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -112,14 +186,15 @@ class task_group {
   // always, carrying the hint; the scheduler moves it (or what it spawns)
   // toward its place when a steal gives the chance (NUMA-WS III-A).
   template <class F>
-  void spawn(F&& f, place_hint hint) {
+  void spawn_placed(F&& f, place_hint hint, double work) {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, true);
-    if (w->hooks != 0 && queued_by_policy<F>(*w, f, place)) [[unlikely]] return;
+    if (w->hooks != 0 && queued_by_policy<F>(*w, f, place, work)) [[unlikely]] return;
     used_ = true;
-    hinted<F> child{f, place};
-    detail::spawn_request req{w, &child, &hinted_trampoline<F>, {&state_, *w}};
+    with_context<F> child{f, w->ctx, nullptr};
+    child.ctx.place = place;
+    detail::spawn_request req{w, &child, &context_trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w->spawns.bump();
 #endif
@@ -127,51 +202,16 @@ class task_group {
   }
 
   template <class F>
-  void spawn(F&& f, parent_first_t) {
+  void spawn_parent_first(F&& f, std::optional<std::int32_t> hinted_place, double work) {
     detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, false);
-    queue_child(*w, std::forward<F>(f), w->ctx.place);
-  }
-
-  template <class F>
-  void spawn(F&& f, parent_first_t, place_hint hint) {
-    const std::int32_t place = detail::checked_place(hint);
-    detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, false);
+    if (w == nullptr) [[unlikely]]
+      return spawn_from_outside(std::forward<F>(f), hinted_place.value_or(detail::any_place), false);
+    const std::int32_t place = hinted_place.value_or(w->ctx.place);
+    if ((w->hooks & detail::hook_work_hints) && !(w->hooks & (detail::hook_span | detail::hook_trace))) [[unlikely]]
+      return distribute<F>(*w, f, place, work, true);
     queue_child(*w, std::forward<F>(f), place);
   }
 
-  // Labeled: as above; with tracing on, the child's slice takes the label.
-  // From a thread that is not a worker the child is always wrapped (the
-  // pool may not have started yet; a root submission is a slow path
-  // anyway): with tracing on, its slice is drawn within the root task that
-  // runs it.
-  template <class F>
-  void spawn(F&& f, label name) {
-    if (labeled(detail::current_worker())) [[unlikely]]
-      return spawn(traced<F>(std::forward<F>(f), name.text));
-    spawn(std::forward<F>(f));
-  }
-  template <class F>
-  void spawn(F&& f, place_hint hint, label name) {
-    if (labeled(detail::current_worker())) [[unlikely]]
-      return spawn(traced<F>(std::forward<F>(f), name.text), hint);
-    spawn(std::forward<F>(f), hint);
-  }
-  template <class F>
-  void spawn(F&& f, parent_first_t, label name) {
-    if (labeled(detail::current_worker())) [[unlikely]]
-      return spawn(traced<F>(std::forward<F>(f), name.text), parent_first);
-    spawn(std::forward<F>(f), parent_first);
-  }
-  template <class F>
-  void spawn(F&& f, parent_first_t, place_hint hint, label name) {
-    if (labeled(detail::current_worker())) [[unlikely]]
-      return spawn(traced<F>(std::forward<F>(f), name.text), parent_first, hint);
-    spawn(std::forward<F>(f), parent_first, hint);
-  }
-
- private:
   static bool labeled(const detail::worker_view* w) noexcept {
     return w == nullptr || (w->hooks & detail::hook_trace) != 0;
   }
@@ -195,21 +235,65 @@ class task_group {
   // Cold, and out of line so that spawn stays small enough to inline: a
   // work-first spawn the policy turns parent-first. Returns whether it did.
   template <class F>
-  [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place) {
+  [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
+                                          double work) {
     if (w.hooks & detail::hook_span) {
       run_measured(f, detail::span_steal::continuation);
       return true;
     }
     if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
       if (w.hooks & detail::hook_trace) {  // spawned again, wrapped; the policy is asked then
-        if (place == w.ctx.place) spawn(traced<F>(std::forward<F>(f), nullptr));
-        else spawn(traced<F>(std::forward<F>(f), nullptr), place_hint{place});
+        if (place == w.ctx.place) spawn_worked(traced<F>(std::forward<F>(f), nullptr), work);
+        else spawn_placed(traced<F>(std::forward<F>(f), nullptr), place_hint{place}, work);
         return true;
       }
+    }
+    if (w.hooks & detail::hook_work_hints) {
+      distribute<F>(w, f, place, work, false);
+      return true;
     }
     if (!hooked_spawn(w, true)) return false;
     queue_child(w, std::forward<F>(f), place);
     return true;
+  }
+
+  // Cold: a policy that distributes work (hook_work_hints: ADWS). The group
+  // takes the running task's context at its first spawn (ADWS figure 7
+  // lines 16-18); each child takes the next share of the group's work from
+  // the top of what is left (lines 19-22: its work, else half of what is
+  // left), the policy derives the child's context from that share and
+  // says whether the child runs here at once (line 26) or leaves this
+  // worker (line 24: queued, and placed by the policy's route_spawn).
+  template <class F>
+  [[gnu::noinline]] void distribute(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
+                                    double work, bool parent_first) {
+    const double total = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
+    if (!used_) {
+      group_ctx_ = w.ctx;
+      work_left_ = total;
+    }
+    used_ = true;
+    double share = (work_flags_ & work_given) && work >= 0 ? work : work_left_ / 2;
+    if (share > work_left_) share = work_left_;
+    const double hi = work_left_ / total;
+    work_left_ -= share;
+    detail::task_context child = group_ctx_;
+    child.place = place;
+    const detail::share_route route = detail::policy_share_work(w, group_ctx_, child, work_left_ / total, hi);
+    const detail::task_context* reports = nullptr;  // the group whose children report when done
+    if (route != detail::share_route::local) {
+      reports = &group_ctx_;
+      work_flags_ |= work_distributed;
+      state_.stolen = true;  // sync takes the slow path, which tells the policy
+    }
+    if (route == detail::share_route::away || parent_first)
+      return queue_distributed(w, std::forward<F>(f), child, reports);
+    with_context<F> c{f, child, reports};
+    detail::spawn_request req{&w, &c, &context_trampoline<F>, {&state_, w}};
+#ifndef LOCUS_NO_SPAWN_COUNTER
+    w.spawns.bump();
+#endif
+    detail::spawn_child(w, req);
   }
 
   // LOCUS_SPAN (span_hooks.hpp): the child runs here at once, timed; the
@@ -249,13 +333,35 @@ class task_group {
     detail::notify_push();
   }
 
+  // Cold: queue_child for distribute. The child has its context from the
+  // policy, reports to the group (`group_ctx`, if set) when done, and goes
+  // where the policy's route_spawn puts it (ADWS: its owner).
+  template <class F>
+  [[gnu::noinline]] void queue_distributed(detail::worker_view& w, F&& f, const detail::task_context& ctx,
+                                           const detail::task_context* group_ctx) {
+    used_ = true;
+    using job_t = queued_job<std::decay_t<F>>;
+    auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
+    job->ctx = ctx;
+    job->group_ctx = group_ctx;
+    detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
+#ifndef LOCUS_NO_SPAWN_COUNTER
+    w.spawns.bump();
+#endif
+    detail::notify_push();
+  }
+
  public:
-  void sync() {
+  // Always inline: the trivial sync is part of the spawn fast path.
+  [[gnu::always_inline]] void sync() {
     if (!used_) return;
     used_ = false;
     // Trivial sync: nothing was stolen, routed or submitted from outside,
     // and no child is queued, so every child already ran on this worker.
-    if (state_.stolen || state_.parent_first_pending != 0) [[unlikely]] detail::sync_group(state_);
+    if (state_.stolen || state_.parent_first_pending != 0) [[unlikely]] {
+      detail::sync_group(state_);
+      if (work_flags_ & work_distributed) [[unlikely]] distributed_done();
+    }
     if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
       std::exception_ptr e = std::move(state_.error);
       state_.error = nullptr;
@@ -265,6 +371,22 @@ class task_group {
   }
 
  private:
+  // Out of line, so that the destructor stays small enough to inline.
+  [[gnu::noinline]] void sync_at_destruction() {
+    if (std::uncaught_exceptions() > 0) {
+      try { sync(); } catch (...) {}
+    } else {
+      sync();
+    }
+  }
+
+  // A distributing group's sync is done: the policy is told (ADWS section
+  // 3.2: the group stops giving steal ranges).
+  [[gnu::noinline]] void distributed_done() {
+    work_flags_ &= static_cast<std::uint8_t>(~work_distributed);
+    detail::policy_share_done(*detail::current_worker(), group_ctx_, nullptr);
+  }
+
   template <class F>
   static void trampoline(detail::spawn_request& req) {
     using stored = std::decay_t<F>;
@@ -280,28 +402,35 @@ class task_group {
     }
   }
 
+  // A child that runs with its own context (a place hint, or a share of a
+  // distributing group's work); `group` is that group's context, if any.
   template <class F>
-  struct hinted {
+  struct with_context {
     F& callable;
-    std::int32_t place;
+    detail::task_context ctx;
+    const detail::task_context* group;
   };
-  // The trampoline of a hinted spawn: the same, and the child takes its
-  // hint once the parent's continuation (which keeps the parent's) is out.
+  // Its trampoline: the same, and the child takes its context once the
+  // parent's continuation (which keeps the parent's) is out; a
+  // distributing group's child tells the policy when it is done (ADWS:
+  // dominance, section 3.2). The group outlives it: sync waits for it.
   template <class F>
-  static void hinted_trampoline(detail::spawn_request& req) {
+  static void context_trampoline(detail::spawn_request& req) {
     using stored = std::decay_t<F>;
-    auto& child = *static_cast<hinted<F>*>(req.callable);
+    auto& child = *static_cast<with_context<F>*>(req.callable);
     stored local(std::forward<F>(child.callable));
-    const std::int32_t place = child.place;
+    const detail::task_context ctx = child.ctx;
+    const detail::task_context* group_ctx = child.group;
     detail::group_state* group = req.parent.group;
     detail::worker_view* w = req.spawner;
     detail::publish_parent(req);
-    w->ctx.place = place;
+    w->ctx = ctx;
     try {
       local();
     } catch (...) {
       group->record_error(std::current_exception());
     }
+    if (group_ctx != nullptr) [[unlikely]] detail::policy_share_done(*detail::current_worker(), *group_ctx, &ctx);
   }
 
   template <class Fn>
@@ -321,10 +450,13 @@ class task_group {
       } catch (...) {
         g->record_error(std::current_exception());
       }
+      if (self->group_ctx != nullptr) [[unlikely]]
+        detail::policy_share_done(*detail::current_worker(), *self->group_ctx, &self->ctx);
       self->~queued_job();
       detail::free_job(self, sizeof(queued_job));
     }
     Fn callable;
+    const detail::task_context* group_ctx = nullptr;  // a distributing group's (task_group::distribute)
   };
 
   template <class F>
@@ -351,8 +483,19 @@ class task_group {
     ::operator delete(self);
   }
 
+  static constexpr std::uint8_t work_given = 1;        // constructed with locus::work(total)
+  static constexpr std::uint8_t work_distributed = 2;  // a policy distributed this round's children
   detail::group_state state_;
   bool used_ = false;
+  std::uint8_t work_flags_ = 0;
+  // Read only when work_flags_ says so (set by the hinted constructor and
+  // by distribute), so an unhinted group pays one byte's initialization
+  // (the union keeps task_context's member initializers from running).
+  double work_total_;
+  double work_left_;
+  union {
+    detail::task_context group_ctx_;
+  };
 };
 
 #endif

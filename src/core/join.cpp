@@ -357,6 +357,14 @@ void policy_group_created(worker_view& w, group_state& g) {
   static_cast<worker&>(w).rt->policy->on_group(w, group_event::created, &g);
 }
 
+share_route policy_share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) {
+  return static_cast<worker&>(w).rt->policy->share_work(w, group, child, lo, hi);
+}
+
+void policy_share_done(worker_view& w, const task_context& group, const task_context* child) {
+  static_cast<worker&>(w).rt->policy->share_done(w, group, child);
+}
+
 void route_spawn(group_state& g, frame* f) {
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   g.stolen = true;  // sync must wait for it

@@ -28,6 +28,11 @@
 //   parent_first     the spawn-time decision (hook_spawn_order workers only)
 //   on_task          task begin, end, suspend, resume (hook_task_events)
 //   on_group         task-group first spawn and sync (hook_task_events)
+//   share_work       a child's share [lo, hi) of its group's work: derive its
+//                    context, say whether it runs here or away (hook_work_hints
+//                    workers; ADWS figure 7 lines 19-26)
+//   share_done       a distributed child, or a distributing group, is done
+//                    (ADWS: dominant task groups, section 3.2)
 //   may_take         whether worker w may take the work visible in owner's
 //                    deque (or, owner == nullptr, the root queue): a worker
 //                    sleeps rather than spin on work it may not take, and a
@@ -92,6 +97,10 @@ struct policy_defaults {
   void on_task(worker_view&, task_event, const frame*) {}
   void on_group(worker_view&, group_event, const group_state*) {}
   bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
+  share_route share_work(worker_view&, const task_context&, task_context&, double, double) {
+    return share_route::local;
+  }
+  void share_done(worker_view&, const task_context&, const task_context*) {}
   policy_context* ctx;
 };
 
@@ -129,6 +138,9 @@ class policy_base {
   virtual void on_task(worker_view& w, task_event e, const frame* f) = 0;
   virtual void on_group(worker_view& w, group_event e, const group_state* g) = 0;
   virtual bool may_take(const worker_view& w, const worker_view* owner) = 0;
+  virtual share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo,
+                                 double hi) = 0;
+  virtual void share_done(worker_view& w, const task_context& group, const task_context* child) = 0;
   // Whether may_take can ever say no (checked once, at start-up).
   virtual bool filters_work() const = 0;
 };
@@ -155,6 +167,10 @@ class policy_adapter final : public policy_base {
   void on_task(worker_view& w, task_event e, const frame* f) override { impl_.on_task(w, e, f); }
   void on_group(worker_view& w, group_event e, const group_state* g) override { impl_.on_group(w, e, g); }
   bool may_take(const worker_view& w, const worker_view* owner) override { return impl_.may_take(w, owner); }
+  share_route share_work(worker_view& w, const task_context& g, task_context& c, double lo, double hi) override {
+    return impl_.share_work(w, g, c, lo, hi);
+  }
+  void share_done(worker_view& w, const task_context& g, const task_context* c) override { impl_.share_done(w, g, c); }
   bool filters_work() const override {
     // Overridden: &P::may_take is then a member of P, not of policy_defaults.
     return !std::is_same_v<decltype(&P::may_take), decltype(&policy_defaults::may_take)>;

@@ -52,6 +52,23 @@ inline constexpr std::uint8_t hook_trace = 8;
 // hook_span: set by the core on every worker with LOCUS_SPAN=1; constructs
 // run serially and time their strands (span_hooks.hpp).
 inline constexpr std::uint8_t hook_span = 16;
+// hook_work_hints: the policy distributes work (ADWS): task_group::spawn
+// and fork_join pass each child's share of its group's work to the policy
+// (policy_share_work) and report distributed children and groups done.
+inline constexpr std::uint8_t hook_work_hints = 32;
+
+// Where a child with a share of its group's work goes (policy_share_work):
+// here at once in a group the policy does not distribute (local), here at
+// once in one it does (local_distributed: ADWS's cross-worker groups,
+// whose children report when done), or away (queued for route_spawn).
+enum class share_route : std::uint8_t { local, local_distributed, away };
+// hook_work_hints workers (join.cpp): `child` starts as the group's context
+// and the policy derives the child's from its share [lo, hi) of the group's
+// work, counted from the group's start (0) to its end (1).
+share_route policy_share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
+// A child that ran with a distributed share is done (child), or a
+// distributing group's sync is (child == nullptr).
+void policy_share_done(worker_view& w, const task_context& group, const task_context* child);
 
 // Pushes f on the worker's own deque, tagged if the policy asked for it.
 inline void push_own(worker_view& w, frame* f) {
@@ -85,7 +102,8 @@ inline bool sleeper_should_wake(std::uint64_t idle_state) noexcept {
   return (idle_state >> 32) != 0 && static_cast<std::uint32_t>(idle_state) == 0;
 }
 void wake_for_new_work() noexcept;
-inline void notify_push() noexcept {
+// Always inline: it is on the fork and spawn fast paths, whose callers may be large.
+[[gnu::always_inline]] inline void notify_push() noexcept {
   if (sleeper_should_wake(g_idle_state.load(std::memory_order_relaxed))) [[unlikely]] wake_for_new_work();
 }
 

@@ -1,0 +1,57 @@
+// Work hints (ADWS, seed 003, figure 2b): how much work a task group's
+// children carry, and how much data the group touches.
+//
+//   locus::task_group g(locus::work(total));            // total work of the children
+//   g.spawn(left, locus::work(w_left));                  // each child's share
+//   g.spawn(right, locus::work(w_right));
+//   g.sync();
+//
+//   locus::fork_join(locus::with(f, locus::work(a)), locus::with(g, locus::work(b)));
+//
+//   locus::task_group h(locus::work(total), locus::footprint(bytes));
+//
+// Only the ratios matter (w_i / total), not the unit. The adws policy maps
+// children onto workers in proportion to them (docs/usage.md, "Work
+// hints"); every other policy ignores them: a hinted spawn is the unhinted
+// spawn plus the hint's stores, and the serial elision drops them.
+// Without hints a child takes half of what its group has left (a binary
+// fork_join splits 1:1, the paper's guess in section 6.3); parallel_for and
+// parallel_reduce pass work in proportion to iterations themselves.
+//
+// footprint(bytes) is the group's working-set size, for the multi-level
+// policies of the paper (section 4); it is carried and not yet read.
+//
+// A work hint must be finite and >= 0 (std::invalid_argument otherwise).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace locus {
+
+struct work_hint {
+  double value;
+};
+struct footprint_hint {
+  std::size_t bytes;
+};
+
+namespace detail {
+[[noreturn]] inline void bad_work_hint(double w) {
+  throw std::invalid_argument("locus::work(" + std::to_string(w) +
+                              "): a work hint must be a finite number >= 0 (only ratios matter)");
+}
+}  // namespace detail
+
+// The work of a task, or the total work of a task group's children.
+inline work_hint work(double w) {
+  if (!(w >= 0) || !std::isfinite(w)) [[unlikely]] detail::bad_work_hint(w);
+  return {w};
+}
+
+// The working-set size of a task group, in bytes.
+constexpr footprint_hint footprint(std::size_t bytes) noexcept { return {bytes}; }
+
+}  // namespace locus
