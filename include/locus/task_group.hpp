@@ -337,8 +337,8 @@ class task_group {
   // policy, reports to the group (`group_ctx`, if set) when done, and goes
   // where the policy's route_spawn puts it (ADWS: its owner).
   template <class F>
-  [[gnu::noinline]] void queue_distributed(detail::worker_view& w, F&& f, const detail::task_context& ctx,
-                                           const detail::task_context* group_ctx) {
+  [[gnu::noinline]] void queue_distributed([[maybe_unused]] detail::worker_view& w, F&& f,
+                                           const detail::task_context& ctx, const detail::task_context* group_ctx) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
