@@ -18,8 +18,12 @@
 // give the child a locality hint (locus/place.hpp); without one a child
 // inherits its parent's.
 //
-// A last argument locus::label("name") names the child in traces
-// (locus/label.hpp, docs/observability.md); it changes nothing else.
+// A locus::label("name") names the child in traces (locus/label.hpp,
+// docs/observability.md); it changes nothing else.
+//
+// task_group g(locus::work(total)) and spawn(f, locus::work(w)) give work
+// hints (locus/hints.hpp): read by the adws policy, ignored by the others.
+// Hints come in any order, each kind at most once.
 //
 // From a thread that is not a worker, spawn(f) behaves as on a worker: f
 // starts at once (as a root task on a worker) and the rest of the caller

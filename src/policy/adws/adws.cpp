@@ -1,0 +1,270 @@
+#include "policy/adws/adws.hpp"
+
+#include <string>
+
+#include "locus/errors.hpp"
+
+namespace locus::detail {
+namespace {
+
+// Depths beyond this share the deepest migration queue (and steal word
+// field): a recursion 64 cross-worker groups deep has long been split
+// below one worker.
+constexpr std::uint32_t max_depth = 63;
+
+std::uint32_t depth_of_tag(std::uint32_t tag) { return tag == 0 ? 0 : tag - 1; }
+
+}  // namespace
+
+adws_policy::adws_policy(policy_context& c)
+    : policy_defaults(c), codec_(c.num_workers()), steals_(static_cast<std::size_t>(c.num_workers())) {
+  if (c.num_workers() > 0xffff)
+    throw config_error("LOCUS_POLICY=adws: at most 65535 workers (steal ranges are 16-bit), got " +
+                       std::to_string(c.num_workers()));
+  for (int i = 0; i < c.num_workers(); ++i) {
+    inbound_.push_back(std::make_unique<inbound>());
+    // Spawns pass their work shares (hook_work_hints); pushes carry the
+    // depth as the deque tag, for figure 11's depth test (hook_tag_frames).
+    c.worker_at(i).hooks |= hook_work_hints | hook_tag_frames;
+  }
+}
+
+// Figure 7 lines 21-26: the child's range is its share of the group's; in
+// a cross-worker group it is one level deeper (section 3.2, task depths)
+// and leaves this worker if another owns it.
+share_route adws_policy::share_work(worker_view& w, const task_context& group, task_context& child, double lo,
+                                    double hi) {
+  const range g = codec_.of(group);
+  if (!codec_.cross_worker(g)) return share_route::local;  // the child keeps the group's range
+  range r = codec_.part(g, lo, hi);
+  r.depth = std::min(g.depth + 1, max_depth);
+  codec_.store(child, r);
+  return codec_.owner(r) == w.id ? share_route::local_distributed : share_route::away;
+}
+
+// Line 24: migrate to worker floor(x), into its migration queue at the
+// child's depth.
+void adws_policy::route_spawn(worker_view& w, frame* f) {
+  const int to = codec_.owner(codec_.of(f->ctx));
+  if (to == w.id) {
+    push_own(w, f);
+    return;
+  }
+  ctx->count(w, migrated);
+  ctx->trace(w, "migrate", to);
+  give(to, f, false);
+}
+
+void adws_policy::give(int to, frame* f, bool as_returned) {
+  inbound& in = *inbound_[static_cast<std::size_t>(to)];
+  {
+    std::lock_guard lock(in.lock);
+    if (as_returned) {
+      in.returned.push_back(f);
+    } else {
+      const std::size_t d = depth_of_tag(f->ctx.policy[0]);
+      if (in.migration.size() <= d) in.migration.resize(d + 1);
+      in.migration[d].push_back(f);
+    }
+    // seq_cst: pairs with has_work_for's load in the receiver's last look
+    // before it sleeps (the sleep protocol's store-load order).
+    in.count.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ctx->wake(ctx->worker_at(to));
+}
+
+// Line 31: a cross-worker task continues on its owner.
+bool adws_policy::keep_at_sync(worker_view& w, const frame& parent) {
+  const range r = codec_.of(parent.ctx);
+  return !codec_.cross_worker(r) || codec_.owner(r) == w.id;
+}
+
+frame* adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+  const range r = codec_.of(parent->ctx);
+  if (!codec_.cross_worker(r) || codec_.owner(r) == w.id) return parent;
+  ctx->count(w, returned);
+  ctx->trace(w, "return to owner", codec_.owner(r));
+  give(codec_.owner(r), parent, true);
+  return nullptr;
+}
+
+frame* adws_policy::take_returned(worker_view& w) {
+  inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
+  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard lock(in.lock);
+  if (in.returned.empty()) return nullptr;
+  frame* f = in.returned.front();
+  in.returned.pop_front();
+  in.count.fetch_sub(1, std::memory_order_relaxed);
+  return f;
+}
+
+// Figure 11 lines 36-38: own migration queues, shallowest first, oldest
+// first.
+frame* adws_policy::take_migrated(worker_view& w) {
+  inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
+  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard lock(in.lock);
+  for (auto& q : in.migration) {
+    if (q.empty()) continue;
+    frame* f = q.front();
+    q.pop_front();
+    in.count.fetch_sub(1, std::memory_order_relaxed);
+    return f;
+  }
+  return nullptr;
+}
+
+// Lines 44-46: a victim's migration queues, deepest first down to the
+// group's depth, newest first (the other end from the owner's).
+frame* adws_policy::steal_migrated(worker_view& victim, int min_depth) {
+  inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
+  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard lock(in.lock);
+  for (int d = static_cast<int>(in.migration.size()) - 1; d >= min_depth; --d) {
+    auto& q = in.migration[static_cast<std::size_t>(d)];
+    if (q.empty()) continue;
+    frame* f = q.back();
+    q.pop_back();
+    in.count.fetch_sub(1, std::memory_order_relaxed);
+    return f;
+  }
+  return nullptr;
+}
+
+// Figure 11, with the continuations returned to this worker (figure 7
+// line 31) first once the primary queue is empty. They cannot come first
+// of all: a frame that completes a join resumes its parent here, and the
+// parent's pop at its end must not find a frame of this worker's (the
+// core's invariant, join.cpp take_back_parent; under ADWS a parent can wait
+// at a sync with its ancestors still in this deque, since its children
+// were migrated, not stolen).
+search_result adws_policy::find_work(worker_view& w) {
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};  // lines 33-35
+  if (frame* f = take_returned(w)) {
+    ctx->count(w, returned_takes);
+    return {f, found_at::policy};
+  }
+  if (frame* f = take_migrated(w)) {  // lines 36-38
+    ctx->count(w, migration_takes);
+    return {f, found_at::policy};
+  }
+  if (w.id == 0)  // the root range [0, P) belongs to worker 0
+    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
+  worker_view* victim = choose_victim(w);  // lines 39-42
+  if (victim == nullptr) return {};
+  ctx->steal_attempt(w, *victim);
+  if (frame* f = steal_from(w, *victim)) {
+    ctx->stole(w);
+    return {f, found_at::steal};
+  }
+  return {};
+}
+
+worker_view* adws_policy::choose_victim(worker_view& thief) {
+  const steal_word s = steal_range(thief.id);
+  if (!s.valid) {  // line 40: not dominated, no steal
+    ctx->count(thief, undominated_rounds);
+    return nullptr;
+  }
+  const std::uint32_t last = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(ctx->num_workers() - 1));
+  if (last <= s.lo) return nullptr;
+  // Line 42: uniform over floor(x)..floor(y) but the thief (which is in it).
+  std::uint32_t v = s.lo + ctx->rng(thief).below(last - s.lo);
+  if (v >= static_cast<std::uint32_t>(thief.id)) ++v;
+  return &ctx->worker_at(static_cast<int>(v));
+}
+
+frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
+  const steal_word s = steal_range(thief.id);
+  if (!s.valid) return nullptr;
+  const auto v = static_cast<std::uint32_t>(victim.id);
+  if (v != s.lo)  // lines 43-46: not the migration queues of floor(x)
+    if (frame* f = steal_migrated(victim, static_cast<int>(s.depth))) {
+      ctx->count(thief, local_steals);
+      return f;
+    }
+  if (v != s.hi)  // lines 47-50: not the primary queues of floor(y)
+    if (frame* f = victim.deque.steal_if([&](std::uint32_t tag) { return depth_of_tag(tag) >= s.depth; })) {
+      ctx->count(thief, local_steals);
+      return f;
+    }
+  return nullptr;
+}
+
+bool adws_policy::has_work_for(worker_view& w) {
+  return inbound_[static_cast<std::size_t>(w.id)]->count.load(std::memory_order_seq_cst) != 0;
+}
+
+// Roots start on worker 0; a thief takes only what its steal range allows.
+bool adws_policy::may_take(const worker_view& w, const worker_view* owner) {
+  if (owner == nullptr) return w.id == 0;
+  if (owner == &w) return true;
+  const steal_word s = steal_range(w.id);
+  const auto o = static_cast<std::uint32_t>(owner->id);
+  return s.valid && o >= s.lo && o <= s.hi;
+}
+
+// Section 3.2: a cross-worker group is dominant once one of its
+// cross-worker children has finished; it stops being anything once its
+// sync is done.
+void adws_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
+  const range g = codec_.of(group);
+  if (!codec_.cross_worker(g)) return;
+  if (child == nullptr) return release(g);
+  if (codec_.cross_worker(codec_.of(*child))) dominate(w, g);
+}
+
+// Every worker the group dominates (floor(x) <= k < floor(y)) steals within
+// it, unless a shallower (topmost) dominant group dominates it already.
+void adws_policy::dominate(worker_view& w, const range& group) {
+  steal_word s;
+  s.valid = true;
+  s.lo = codec_.floor(group.x);
+  s.hi = codec_.floor(group.y);
+  s.depth = group.depth;
+  const std::uint64_t word = s.pack();
+  const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(ctx->num_workers()));
+  for (std::uint32_t k = s.lo; k < end; ++k) {
+    auto& slot = steals_[k].word;
+    std::uint64_t cur = slot.load(std::memory_order_acquire);
+    bool widened = false;
+    while (true) {
+      const steal_word c = steal_word::from(cur);
+      if (c.valid && c.depth <= s.depth) break;
+      if (slot.compare_exchange_weak(cur, word, std::memory_order_acq_rel)) {
+        widened = true;
+        break;
+      }
+    }
+    if (widened && static_cast<int>(k) != w.id) ctx->wake(ctx->worker_at(static_cast<int>(k)));
+  }
+}
+
+// The group is done: the workers whose steal range it gave fall back to
+// none (an ancestor that became dominant meanwhile has replaced it with
+// its own, which stays).
+void adws_policy::release(const range& group) {
+  steal_word s;
+  s.valid = true;
+  s.lo = codec_.floor(group.x);
+  s.hi = codec_.floor(group.y);
+  s.depth = group.depth;
+  std::uint64_t word = s.pack();
+  const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(ctx->num_workers()));
+  for (std::uint32_t k = s.lo; k < end; ++k) {
+    std::uint64_t expected = word;
+    steals_[k].word.compare_exchange_strong(expected, 0, std::memory_order_acq_rel);
+  }
+}
+
+policy_entry adws_entry() {
+  return {
+      .name = "adws",
+      .make = &make_policy_of<adws_policy>,
+      // In the order of adws_policy::counter.
+      .counters = {"migrated", "returned", "returned_takes", "migration_takes", "local_steals", "undominated_rounds"},
+  };
+}
+
+}  // namespace locus::detail
