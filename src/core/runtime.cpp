@@ -164,7 +164,13 @@ void submit_root(runtime_state& rt, frame* f) {
     root_started(rt);
     rt.roots.push(f);
     // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_sleeper_for(rt, nullptr);
+    // A searcher takes the root, so a sleeper is woken only if nobody
+    // searches; unless the policy forbids roots to some workers (ADWS:
+    // worker 0 alone takes them), when the searchers may all be forbidden
+    // and a sleeper it allows is woken anyway (it may have parked without
+    // a timer, the pool being idle then).
+    const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
+    if (rt.policy_filters_work ? (idle >> 32) != 0 : sleeper_should_wake(idle)) wake_sleeper_for(rt, nullptr);
   });
 }
 
