@@ -259,7 +259,7 @@ const bench::registrar fdtd_graph{{
       const auto nx = p.get("nx", 160, 2048, 8192, s, "rows of each field", {2, INT32_MAX});
       const auto ny = p.get("ny", 160, 2048, 8192, s, "columns of each field; three fields of nx*ny doubles",
                             {2, INT32_MAX});
-      const auto steps = p.get("steps", 6, 40, 5, s, "time steps", {0});
+      const auto steps = p.get("steps", 4, 40, 5, s, "time steps", {0});
       const auto block = p.get("block", 8, 32, 64, s, "rows per node (and per loop piece)", {1});
       return std::make_unique<fdtd_graph_instance>(nx, ny, steps, block);
     }}};

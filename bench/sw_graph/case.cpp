@@ -239,11 +239,11 @@ std::unique_ptr<bench::instance> make_sw(int default_form, bench::size_class s, 
                                            {2, 3}));
   const bool n3 = form == 3;
   const auto n = n3 ? p.get("n", 64, 1024, 5120, s, "length of the first sequence (rows of H)", {1, 1 << 20})
-                    : p.get("n", 200, 12288, 16384, s, "length of the first sequence (rows of H)", {1, 1 << 20});
+                    : p.get("n", 160, 12288, 16384, s, "length of the first sequence (rows of H)", {1, 1 << 20});
   const auto m = n3 ? p.get("m", 64, 1024, 5120, s, "length of the second sequence (columns of H)", {1, 1 << 20})
-                    : p.get("m", 200, 12288, 16384, s, "length of the second sequence (columns of H)", {1, 1 << 20});
+                    : p.get("m", 160, 12288, 16384, s, "length of the second sequence (columns of H)", {1, 1 << 20});
   const auto block = n3 ? p.get("block", 8, 32, 32, s, "rows and columns of H per node", {1})
-                        : p.get("block", 16, 384, 128, s, "rows and columns of H per node", {1});
+                        : p.get("block", 32, 384, 128, s, "rows and columns of H per node", {1});
   const auto seed = p.get("seed", 1, 1, 1, s, "seed of the two sequences", {0, 1 << 30});
   return std::make_unique<sw_graph_instance>(form, n, m, block, seed);
 }
