@@ -81,8 +81,10 @@ class pagerank_graph_instance final : public bench::instance {
   }
 
   // The graph and contrib[0] are inputs that no run writes; the rank and
-  // the later contrib arrays are outputs, cleared and placed in blocks of
-  // vertices with the graph's arrays.
+  // the later contrib arrays are outputs, cleared. Every array is placed in
+  // equal blocks: the per-vertex ones in blocks of vertices, as the colors
+  // assume; the in-edges in equal blocks of edges, which follow the vertex
+  // blocks only where the in-degrees are even (R-MAT's are not).
   void prepare() override {
     std::fill(rank_.begin(), rank_.end(), 0.0);
     for (std::size_t t = 1; t < contrib_.size(); ++t) std::fill(contrib_[t].begin(), contrib_[t].end(), 0.0);
