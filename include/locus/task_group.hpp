@@ -128,7 +128,6 @@ class task_group {
     detail::check_spawn_hints<Hints...>();
     constexpr bool pf = (std::is_same_v<Hints, parent_first_t> || ...);
     constexpr bool placed = (std::is_same_v<Hints, place_hint> || ...);
-    constexpr bool worked = (std::is_same_v<Hints, work_hint> || ...);
     const place_hint place = detail::pick<place_hint>(any, hints...);
     const double w = detail::pick<work_hint>(work_hint{-1.0}, hints...).value;
     if constexpr ((std::is_same_v<Hints, label> || ...)) {
@@ -137,42 +136,28 @@ class task_group {
       // may not have started yet; a root submission is a slow path anyway):
       // with tracing on, its slice is drawn within the root task that runs it.
       if (labeled(detail::current_worker())) [[unlikely]]
-        return spawn_as<pf, placed, worked>(traced<F>(std::forward<F>(f), detail::pick<label>(label(""), hints...).text),
+        return spawn_as<pf, placed>(traced<F>(std::forward<F>(f), detail::pick<label>(label(""), hints...).text),
                                             place, w);
     }
-    spawn_as<pf, placed, worked>(std::forward<F>(f), place, w);
+    spawn_as<pf, placed>(std::forward<F>(f), place, w);
   }
 
  private:
-  template <bool ParentFirst, bool Placed, bool Worked, class F>
+  template <bool ParentFirst, bool Placed, class F>
   void spawn_as(F&& f, place_hint hint, double w) {
     if constexpr (ParentFirst) {
       if constexpr (Placed) spawn_parent_first(std::forward<F>(f), detail::checked_place(hint), w);
       else spawn_parent_first(std::forward<F>(f), std::nullopt, w);
     } else if constexpr (Placed) {
       spawn_placed(std::forward<F>(f), hint, w);
-    } else if constexpr (Worked) {
-      spawn_worked(std::forward<F>(f), w);
     } else {
-      spawn_plain(std::forward<F>(f));
+      spawn_worked(std::forward<F>(f), w);  // w is -1 without a work hint
     }
   }
 
-  template <class F>
-  void spawn_plain(F&& f) {
-    detail::worker_view* w = detail::current_worker();
-    if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
-    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place, -1.0)) [[unlikely]] return;
-    used_ = true;
-    detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
-#ifndef LOCUS_NO_SPAWN_COUNTER
-    w->spawns.bump();
-#endif
-    detail::spawn_child(*w, req);
-  }
-
-  // A work hint alone: read only by a policy that distributes work (its
-  // hooks bit sends the spawn to queued_by_policy); otherwise the plain spawn.
+  // The plain spawn, and a work hint alone (-1: none): the hint is read
+  // only by a policy that distributes work, whose hooks bit sends the spawn
+  // to queued_by_policy.
   template <class F>
   void spawn_worked(F&& f, double work) {
     detail::worker_view* w = detail::current_worker();
