@@ -5,6 +5,8 @@
 //
 //   bench::places<P>()                      places to split the data over
 //   bench::fork_at<P>(pf, f, pg, g)         fork2, f hinted at place pf, g at pg
+//   bench::fork_worked<P>(wf, f, wg, g)     fork2 with the work hints wf, wg
+//                                           (ADWS, seed 003 section 3.1)
 //   bench::place_loop<P>(lo, hi, grain, b)  P::loop, block p of [lo, hi) hinted
 //                                           at place p (place_block's split)
 //   bench::place_blocks(span)               in prepare(): move block p of the
@@ -58,6 +60,16 @@ void fork_at(int pf, F&& f, int pg, G&& g) {
   } else {
     P::fork2(std::forward<F>(f), std::forward<G>(g));
   }
+}
+
+// The branches' work (any unit, only their ratio matters): read by adws,
+// ignored by every other policy, absent from the other implementations.
+template <class P, class F, class G>
+void fork_worked(double wf, F&& f, double wg, G&& g) {
+  if constexpr (hints_apply<P>)
+    locus::fork_join(locus::with(std::forward<F>(f), locus::work(wf)), locus::with(std::forward<G>(g), locus::work(wg)));
+  else
+    P::fork2(std::forward<F>(f), std::forward<G>(g));
 }
 
 template <class P, class Body>

@@ -54,7 +54,11 @@ const bench::registrar registered{{
       const auto map_grain =
           p.get("map_grain", 2048, 16384, 16384, s,
                 "a map stops splitting at this many elements (16384 doubles = the paper's 128 KB)", {1});
-      return std::make_unique<rrm_instance>(n, rrm::shape{alpha, leaf, map_grain});
+      const auto hints = p.get("hints", 1, 1, 1, s,
+                               "1: each part's size is its work hint (the paper's 1 : alpha), 0: none (ADWS "
+                               "guesses 1 : 1; Fig. 19's filled markers)",
+                               {0, 1});
+      return std::make_unique<rrm_instance>(n, rrm::shape{alpha, leaf, map_grain, hints == 1});
     }}};
 
 }  // namespace

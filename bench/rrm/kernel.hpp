@@ -15,12 +15,15 @@
 
 #include <locus/annotate.hpp>
 
+#include "common/places.hpp"
+
 namespace rrm {
 
 struct shape {
   double alpha;            // a range splits as 1 : alpha (> 0)
   std::int64_t leaf;       // ranges shorter than this are not divided (at least 2)
   std::int64_t map_grain;  // a map's parallel loop stops splitting at this many elements
+  bool hints;              // the parts' sizes as work hints (Fig. 19: ADWS given 1 : alpha)
 };
 
 // The map multiplies each element by this constant and adds the product to
@@ -41,7 +44,11 @@ void repeated_map(double* x, std::int64_t n, const shape& s) {
   // Both parts non-empty whatever alpha, so every call shrinks its range.
   const auto left = std::clamp(static_cast<std::int64_t>(static_cast<double>(n) / (1.0 + s.alpha)),
                                std::int64_t{1}, n - 1);
-  P::fork2([&] { repeated_map<P>(x, left, s); }, [&] { repeated_map<P>(x + left, n - left, s); });
+  auto first = [&] { repeated_map<P>(x, left, s); };
+  auto second = [&] { repeated_map<P>(x + left, n - left, s); };
+  // Without hints ADWS guesses 1 : 1 (section 6.3).
+  if (s.hints) bench::fork_worked<P>(static_cast<double>(left), first, static_cast<double>(n - left), second);
+  else P::fork2(first, second);
 }
 
 }  // namespace rrm
