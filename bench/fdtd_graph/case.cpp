@@ -40,6 +40,7 @@
 #include <locus/annotate.hpp>
 #include <locus/locus.hpp>
 
+#include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
 
@@ -72,15 +73,7 @@ class fdtd_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
-    locality_.reset();
-    bench::dispatch(v, [&]<class P>() {
-      if constexpr (std::is_same_v<P, bench::serial_backend>)
-        run_serial();
-      else if constexpr (std::is_same_v<P, bench::locus_backend>)
-        run_graph();
-      else
-        run_loops<P>();
-    });
+    locality_ = bench::run_graph_variant(v, *this);
     done_ = true;
   }
 
@@ -116,15 +109,15 @@ class fdtd_graph_instance final : public bench::instance {
     s.precision(12);
     s << nx_ << "x" << ny_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
       << " rows, sum |hz| " << sum;
-    if (locality_) {
-      s.precision(3);
-      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
-        << locality_->nodes + locality_->predecessors;
-    }
+    s << bench::locality_note(locality_);
     return s.str();
   }
 
  private:
+  // run_serial, run_graph and run_baseline are run_graph_variant's.
+  template <class B>
+  friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
+
   std::int64_t cells() const { return nx_ * ny_; }
 
   // Phase e of step t on rows [lo, hi): ey and ex.
@@ -188,7 +181,7 @@ class fdtd_graph_instance final : public bench::instance {
   // Two loops over the rows per step, `block` rows a piece, every step in
   // one region (OpenMP: one team, a barrier after each loop).
   template <class P>
-  void run_loops() {
+  void run_baseline() {
     P::region([&] {
       for (std::int64_t t = 0; t < steps_; ++t) {
         P::loop(0, nx_, block_, [&](std::int64_t a, std::int64_t b) { update_e(t, a, b); });
@@ -199,9 +192,8 @@ class fdtd_graph_instance final : public bench::instance {
 
   // Keys: (2 t + phase) * blocks + b, phase 0 for e and 1 for h; the sink
   // is 2 * steps * blocks.
-  void run_graph() {
+  locus::graph_locality run_graph() {
     const std::int64_t sink = 2 * steps_ * blocks_;
-    const int colors = locus::num_colors();
     auto key = [this](std::int64_t t, std::int64_t phase, std::int64_t b) { return (2 * t + phase) * blocks_ + b; };
     auto preds = [this, sink, key](std::int64_t k) {
       std::vector<std::int64_t> p;
@@ -230,14 +222,11 @@ class fdtd_graph_instance final : public bench::instance {
       else
         update_h(lo(b), hi(b));
     };
-    auto color = [this, sink, colors](std::int64_t k) {
-      const std::int64_t b = k == sink ? 0 : k % blocks_;
-      return static_cast<int>(b * colors / blocks_);
-    };
+    auto color = [this, sink](std::int64_t k) { return bench::block_color(k == sink ? 0 : k % blocks_, blocks_); };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
     g.measure_locality();
     g.run(sink);
-    locality_ = g.locality();
+    return g.locality();
   }
 
   std::int64_t nx_, ny_, steps_, block_, blocks_;

@@ -22,6 +22,7 @@
 
 #include <locus/locus.hpp>
 
+#include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
 #include "heat/kernel.hpp"
@@ -44,15 +45,7 @@ class heat_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
-    locality_.reset();
-    bench::dispatch(v, [&]<class P>() {
-      if constexpr (std::is_same_v<P, bench::serial_backend>)
-        run_serial();
-      else if constexpr (std::is_same_v<P, bench::locus_backend>)
-        run_graph();
-      else
-        result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, block_);
-    });
+    locality_ = bench::run_graph_variant(v, *this);
   }
 
   std::string verify() override { return heat::grid_mismatch(result_, reference_, n_); }
@@ -63,15 +56,15 @@ class heat_graph_instance final : public bench::instance {
     s.precision(12);
     s << n_ << "x" << n_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
       << " rows, checksum " << checksum;
-    if (locality_) {
-      s.precision(3);
-      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
-        << locality_->nodes + locality_->predecessors;
-    }
+    s << bench::locality_note(locality_);
     return s.str();
   }
 
  private:
+  // run_serial, run_graph and run_baseline are run_graph_variant's.
+  template <class B>
+  friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
+
   std::int64_t cells() const { return n_ * n_; }
   double* grid(std::int64_t t) { return t % 2 == 0 ? even_.data() : odd_.data(); }
 
@@ -87,35 +80,18 @@ class heat_graph_instance final : public bench::instance {
     result_ = grid(steps_);
   }
 
-  // Keys are t * blocks + b; the sink is steps * blocks.
-  void run_graph() {
-    const std::int64_t sink = steps_ * blocks_;
-    const int colors = locus::num_colors();
-    auto preds = [this, sink](std::int64_t key) {
-      std::vector<std::int64_t> p;
-      if (key == sink) {
-        if (steps_ > 0)
-          for (std::int64_t b = 0; b < blocks_; ++b) p.push_back((steps_ - 1) * blocks_ + b);
-        return p;
-      }
-      const std::int64_t t = key / blocks_, b = key % blocks_;
-      if (t > 0)
-        for (std::int64_t d = -1; d <= 1; ++d)
-          if (b + d >= 0 && b + d < blocks_) p.push_back((t - 1) * blocks_ + b + d);
-      return p;
-    };
-    auto compute = [this, sink](std::int64_t key) {
-      if (key != sink) update_block(key / blocks_, key % blocks_);
-    };
-    auto color = [this, sink, colors](std::int64_t key) {
-      const std::int64_t b = key == sink ? 0 : key % blocks_;
-      return static_cast<int>(b * colors / blocks_);
-    };
-    auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
-    g.measure_locality();
-    g.run(sink);
-    locality_ = g.locality();
+  // oneTBB and OpenMP: the loop version of the same stencil.
+  template <class P>
+  void run_baseline() {
+    result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, block_);
+  }
+
+  // The stencil graph of graph_bench.hpp over this benchmark's blocks.
+  locus::graph_locality run_graph() {
+    const locus::graph_locality measured =
+        bench::run_row_stencil_graph(steps_, blocks_, [this](std::int64_t t, std::int64_t b) { update_block(t, b); });
     result_ = grid(steps_);
+    return measured;
   }
 
   std::int64_t n_, steps_, block_, blocks_;

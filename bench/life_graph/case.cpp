@@ -26,6 +26,7 @@
 #include <locus/annotate.hpp>
 #include <locus/locus.hpp>
 
+#include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
 
@@ -81,15 +82,7 @@ class life_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
-    locality_.reset();
-    bench::dispatch(v, [&]<class P>() {
-      if constexpr (std::is_same_v<P, bench::serial_backend>)
-        run_serial();
-      else if constexpr (std::is_same_v<P, bench::locus_backend>)
-        run_graph();
-      else
-        run_loops<P>();
-    });
+    locality_ = bench::run_graph_variant(v, *this);
   }
 
   std::string verify() override {
@@ -115,15 +108,15 @@ class life_graph_instance final : public bench::instance {
     std::ostringstream s;
     s << n_ << "x" << n_ << ", " << steps_ << " generations, " << blocks_ << " blocks of " << block_ << " rows, "
       << alive << " cells alive";
-    if (locality_) {
-      s.precision(3);
-      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
-        << locality_->nodes + locality_->predecessors;
-    }
+    s << bench::locality_note(locality_);
     return s.str();
   }
 
  private:
+  // run_serial, run_graph and run_baseline are run_graph_variant's.
+  template <class B>
+  friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
+
   std::int64_t cells() const { return n_ * n_; }
   std::uint8_t* grid(std::int64_t t) { return t % 2 == 0 ? even_.data() : odd_.data(); }
 
@@ -149,7 +142,7 @@ class life_graph_instance final : public bench::instance {
   // One loop over the interior rows per generation, `block` rows a piece,
   // every generation in one region (OpenMP keeps one team).
   template <class P>
-  void run_loops() {
+  void run_baseline() {
     std::uint8_t* even = even_.data();
     std::uint8_t* odd = odd_.data();
     const std::int64_t n = n_;
@@ -164,35 +157,12 @@ class life_graph_instance final : public bench::instance {
     result_ = grid(steps_);
   }
 
-  // Keys are t * blocks + b; the sink is steps * blocks.
-  void run_graph() {
-    const std::int64_t sink = steps_ * blocks_;
-    const int colors = locus::num_colors();
-    auto preds = [this, sink](std::int64_t key) {
-      std::vector<std::int64_t> p;
-      if (key == sink) {
-        if (steps_ > 0)
-          for (std::int64_t b = 0; b < blocks_; ++b) p.push_back((steps_ - 1) * blocks_ + b);
-        return p;
-      }
-      const std::int64_t t = key / blocks_, b = key % blocks_;
-      if (t > 0)
-        for (std::int64_t d = -1; d <= 1; ++d)
-          if (b + d >= 0 && b + d < blocks_) p.push_back((t - 1) * blocks_ + b + d);
-      return p;
-    };
-    auto compute = [this, sink](std::int64_t key) {
-      if (key != sink) update_block(key / blocks_, key % blocks_);
-    };
-    auto color = [this, sink, colors](std::int64_t key) {
-      const std::int64_t b = key == sink ? 0 : key % blocks_;
-      return static_cast<int>(b * colors / blocks_);
-    };
-    auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
-    g.measure_locality();
-    g.run(sink);
-    locality_ = g.locality();
+  // The stencil graph of graph_bench.hpp over this benchmark's blocks.
+  locus::graph_locality run_graph() {
+    const locus::graph_locality measured =
+        bench::run_row_stencil_graph(steps_, blocks_, [this](std::int64_t t, std::int64_t b) { update_block(t, b); });
     result_ = grid(steps_);
+    return measured;
   }
 
   std::int64_t n_, steps_, block_, density_, blocks_;

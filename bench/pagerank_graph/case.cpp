@@ -43,6 +43,7 @@
 #include <locus/annotate.hpp>
 #include <locus/locus.hpp>
 
+#include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
 
@@ -96,15 +97,7 @@ class pagerank_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
-    locality_.reset();
-    bench::dispatch(v, [&]<class P>() {
-      if constexpr (std::is_same_v<P, bench::serial_backend>)
-        run_serial();
-      else if constexpr (std::is_same_v<P, bench::locus_backend>)
-        run_graph();
-      else
-        run_loops<P>();
-    });
+    locality_ = bench::run_graph_variant(v, *this);
     done_ = true;
   }
 
@@ -136,15 +129,15 @@ class pagerank_graph_instance final : public bench::instance {
       << max_outdeg_ << "), " << iterations_ << " iterations, " << blocks_ << " blocks of " << block_
       << " vertices, " << static_cast<double>(preds) / static_cast<double>(blocks_)
       << " predecessor blocks per node, rank sum " << sum;
-    if (locality_) {
-      s.precision(3);
-      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
-        << locality_->nodes + locality_->predecessors;
-    }
+    s << bench::locality_note(locality_);
     return s.str();
   }
 
  private:
+  // run_serial, run_graph and run_baseline are run_graph_variant's.
+  template <class B>
+  friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
+
   // R-MAT: each edge picks one quadrant per bit of the labels, the source's
   // bit from the row and the destination's from the column. Then the
   // in-edges of every vertex in CSR (sources by destination, in edge order).
@@ -235,7 +228,7 @@ class pagerank_graph_instance final : public bench::instance {
   // One loop over the blocks per iteration, a block a piece, every
   // iteration in one region (OpenMP: one team, the variant's schedule).
   template <class P>
-  void run_loops() {
+  void run_baseline() {
     P::region([&] {
       for (std::int64_t t = 1; t <= iterations_; ++t)
         P::loop(0, blocks_, 1, [&](std::int64_t a, std::int64_t b) {
@@ -246,9 +239,8 @@ class pagerank_graph_instance final : public bench::instance {
 
   // Keys are (t - 1) * blocks + b for 1 <= t <= iterations; the sink is
   // iterations * blocks.
-  void run_graph() {
+  locus::graph_locality run_graph() {
     const std::int64_t sink = iterations_ * blocks_;
-    const int colors = locus::num_colors();
     auto preds = [this, sink](std::int64_t key) {
       std::vector<std::int64_t> p;
       if (key == sink) {
@@ -267,14 +259,11 @@ class pagerank_graph_instance final : public bench::instance {
     auto compute = [this, sink](std::int64_t key) {
       if (key != sink) update_block(key / blocks_ + 1, key % blocks_);
     };
-    auto color = [this, sink, colors](std::int64_t key) {
-      const std::int64_t b = key == sink ? 0 : key % blocks_;
-      return static_cast<int>(b * colors / blocks_);
-    };
+    auto color = [this, sink](std::int64_t key) { return bench::block_color(key == sink ? 0 : key % blocks_, blocks_); };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
     g.measure_locality();
     g.run(sink);
-    locality_ = g.locality();
+    return g.locality();
   }
 
   std::int64_t n_, iterations_, block_, blocks_;

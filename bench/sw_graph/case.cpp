@@ -41,6 +41,7 @@
 #include <locus/annotate.hpp>
 #include <locus/locus.hpp>
 
+#include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
 
@@ -81,15 +82,7 @@ class sw_graph_instance final : public bench::instance {
   }
 
   void run(const bench::variant& v) override {
-    locality_.reset();
-    bench::dispatch(v, [&]<class P>() {
-      if constexpr (std::is_same_v<P, bench::serial_backend>)
-        run_serial();
-      else if constexpr (std::is_same_v<P, bench::locus_backend>)
-        run_graph();
-      else
-        run_wavefront<P>();
-    });
+    locality_ = bench::run_graph_variant(v, *this);
     done_ = true;
   }
 
@@ -115,15 +108,15 @@ class sw_graph_instance final : public bench::instance {
     std::ostringstream s;
     s << "n^" << form_ << " form, " << n_ << " x " << m_ << ", " << rows_ << " x " << cols_ << " blocks of " << block_
       << "^2, best local score " << (done_ ? *std::max_element(h_.begin(), h_.end()) : 0);
-    if (locality_) {
-      s.precision(3);
-      s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * locality_->remote_share() << "% of "
-        << locality_->nodes + locality_->predecessors;
-    }
+    s << bench::locality_note(locality_);
     return s.str();
   }
 
  private:
+  // run_serial, run_graph and run_baseline are run_graph_variant's.
+  template <class B>
+  friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
+
   std::int64_t cells() const { return (n_ + 1) * (m_ + 1); }
   std::int32_t* row(std::int64_t i) { return h_.data() + i * (m_ + 1); }
 
@@ -193,7 +186,7 @@ class sw_graph_instance final : public bench::instance {
   // Diagonal d holds the blocks (bi, d - bi); one loop over its bi per
   // diagonal, every diagonal in one region.
   template <class P>
-  void run_wavefront() {
+  void run_baseline() {
     P::region([&] {
       for (std::int64_t d = 0; d < rows_ + cols_ - 1; ++d) {
         const std::int64_t lo = std::max<std::int64_t>(0, d - cols_ + 1), hi = std::min(rows_, d + 1);
@@ -205,8 +198,7 @@ class sw_graph_instance final : public bench::instance {
   }
 
   // Keys are bi * cols + bj; the sink is the last block.
-  void run_graph() {
-    const int colors = locus::num_colors();
+  locus::graph_locality run_graph() {
     auto preds = [this](std::int64_t key) {
       std::vector<std::int64_t> p;
       const std::int64_t bi = key / cols_, bj = key % cols_;
@@ -216,11 +208,11 @@ class sw_graph_instance final : public bench::instance {
       return p;
     };
     auto compute = [this](std::int64_t key) { compute_block(key / cols_, key % cols_); };
-    auto color = [this, colors](std::int64_t key) { return static_cast<int>(key / cols_ * colors / rows_); };
+    auto color = [this](std::int64_t key) { return bench::block_color(key / cols_, rows_); };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
     g.measure_locality();
     g.run(rows_ * cols_ - 1);
-    locality_ = g.locality();
+    return g.locality();
   }
 
   int form_;

@@ -1,0 +1,87 @@
+// What the task-graph benchmarks (NabbitC, seed 004 section V: heat-graph,
+// life-graph, fdtd-graph, sw-graph, pagerank-graph) share: which
+// implementation runs what, the locality measure in the summary, and the
+// row-block stencil graph of heat and life.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <locus/locus.hpp>
+
+#include "common/harness.hpp"
+
+namespace bench {
+
+// Runs variant v of task-graph benchmark b: serial runs the nodes in their
+// serial order (b.run_serial()), locus the task graph (b.run_graph(),
+// Nabbit under ws, NabbitC under nabbitc, returning its section VI-B
+// measure), oneTBB and OpenMP the loop version (b.run_baseline<P>()).
+// Returns the measure if the run was the graph's.
+template <class B>
+std::optional<locus::graph_locality> run_graph_variant(const variant& v, B& b) {
+  std::optional<locus::graph_locality> measured;
+  dispatch(v, [&]<class P>() {
+    if constexpr (std::is_same_v<P, serial_backend>)
+      b.run_serial();
+    else if constexpr (std::is_same_v<P, locus_backend>)
+      measured = b.run_graph();
+    else
+      b.template run_baseline<P>();
+  });
+  return measured;
+}
+
+// The end of a graph benchmark's summary: "; remote nodes and predecessors
+// (NabbitC VI-B) x% of N", or nothing after a run that was not a graph's.
+inline std::string locality_note(const std::optional<locus::graph_locality>& l) {
+  if (!l) return "";
+  std::ostringstream s;
+  s.precision(3);
+  s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * l->remote_share() << "% of "
+    << l->nodes + l->predecessors;
+  return s.str();
+}
+
+// The color of block b of `blocks`: the worker a static partition of the
+// rows gives it, as OpenMP static and bench::place_blocks place them.
+inline int block_color(std::int64_t b, std::int64_t blocks) {
+  return static_cast<int>(b * locus::num_colors() / blocks);
+}
+
+// The stencil over blocks of rows as a task graph computed on demand from
+// its sink: node (t, b), key t * blocks + b, runs update(t, b) once blocks
+// b - 1, b and b + 1 of step t - 1 are done (the rows it reads and, two
+// steps on, the readers of the block it overwrites); the sink, key
+// steps * blocks, needs every block of the last step.
+template <class Update>
+locus::graph_locality run_row_stencil_graph(std::int64_t steps, std::int64_t blocks, Update&& update) {
+  const std::int64_t sink = steps * blocks;
+  auto preds = [=](std::int64_t key) {
+    std::vector<std::int64_t> p;
+    if (key == sink) {
+      if (steps > 0)
+        for (std::int64_t b = 0; b < blocks; ++b) p.push_back((steps - 1) * blocks + b);
+      return p;
+    }
+    const std::int64_t t = key / blocks, b = key % blocks;
+    if (t > 0)
+      for (std::int64_t d = -1; d <= 1; ++d)
+        if (b + d >= 0 && b + d < blocks) p.push_back((t - 1) * blocks + b + d);
+    return p;
+  };
+  auto compute = [&](std::int64_t key) {
+    if (key != sink) update(key / blocks, key % blocks);
+  };
+  auto color = [=](std::int64_t key) { return block_color(key == sink ? 0 : key % blocks, blocks); };
+  auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
+  g.measure_locality();
+  g.run(sink);
+  return g.locality();
+}
+
+}  // namespace bench
