@@ -1,11 +1,11 @@
 # Runs the benchmark suite twice on the simulator, each in its own process,
 # with the same machine, seed and sizes, and fails unless the results are
 # byte-identical (less the wall-clock "time" field each line carries).
-#   cmake -DBENCH=<locus-bench> -DOUT=<dir> -P sim_determinism.cmake
+#   cmake -DBENCH=<locus-bench> -DOUT=<dir> -DWORKERS=1,8,32 -P sim_determinism.cmake
 foreach(run a b)
   file(REMOVE ${OUT}/sim_${run}.jsonl)
   execute_process(
-    COMMAND ${BENCH} --engine sim --machine numa-ws-4x8 --size tiny --workers 1,8,32 --quiet
+    COMMAND ${BENCH} --engine sim --machine numa-ws-4x8 --size tiny --workers ${WORKERS} --quiet
             --out ${OUT}/sim_${run}.jsonl
     RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
