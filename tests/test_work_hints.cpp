@@ -97,6 +97,7 @@ TEST(WorkHints, BadHintsAreRejectedWithTheValue) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("-2.5"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(">= 0"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(locus::work(0));
 }
@@ -112,6 +113,24 @@ TEST(WorkHints, IgnoredByWs) {
   g.sync();
   locus::fork_join(locus::with([&] { order.push_back(4); }, locus::work(5)), [&] { order.push_back(5); });
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+// The same with parent-first and labeled children inside a root: the order
+// on one worker is the serial elision's.
+TEST(WorkHints, IgnoredByWsSerialOrderOnOneWorker) {
+  locus::runtime rt(one_worker("ws"));
+  std::vector<int> order;
+  locus::fork_join([&] {
+    locus::task_group g(locus::work(10), locus::footprint(1 << 20));
+    g.spawn([&] { order.push_back(1); }, locus::work(3));
+    g.spawn([&] { order.push_back(2); }, locus::work(3), locus::label("two"));
+    g.spawn([&] { order.push_back(3); }, locus::parent_first, locus::work(4));
+    order.push_back(4);
+    g.sync();
+    locus::fork_join(locus::with([&] { order.push_back(5); }, locus::work(1)),
+                     locus::with([&] { order.push_back(6); }, locus::work(2), locus::at(0)));
+  }, [] {});
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 4, 3, 5, 6}));
 }
 
 }  // namespace
