@@ -21,11 +21,9 @@
 #include <cstdint>
 #include <mutex>
 
-namespace locus {
+#include "locus/detail/wait_queue.hpp"
 
-namespace detail {
-struct mutex_waiter;
-}
+namespace locus {
 
 class mutex {
  public:
@@ -53,23 +51,16 @@ class mutex {
   }
 
  private:
-  friend struct detail::mutex_waiter;
   static constexpr std::uint32_t unlocked = 0;
   static constexpr std::uint32_t locked = 1;
   static constexpr std::uint32_t locked_with_waiters = 2;  // the queue is not empty
 
   void lock_slow();
   void unlock_slow() noexcept;
-  bool acquire_or_enqueue(detail::mutex_waiter* w) noexcept;
-  void lock_queue() noexcept;
-  void unlock_queue() noexcept;
+  static bool acquire_or_enqueue(void* self, detail::task_waiter* w) noexcept;
 
   std::atomic<std::uint32_t> state_{unlocked};
-  // Guards the waiter queue; taken only when the mutex is contended, for a
-  // few instructions (no switch, no system call while held).
-  std::atomic<bool> queue_busy_{false};
-  detail::mutex_waiter* head_ = nullptr;  // FIFO, linked through the waiters
-  detail::mutex_waiter* tail_ = nullptr;
+  detail::wait_queue queue_;  // taken only when the mutex is contended
 };
 
 // The matching scoped guard: locks at construction, unlocks at scope exit
