@@ -18,7 +18,8 @@
 //   serial_out_of_order  one item at a time, in any order
 //   parallel             any number at once
 // At most max_in_flight items are between the first stage and the end of
-// the last; the first stage waits (its task suspends) for an item to leave.
+// the last; the first stage waits (its task suspends on a semaphore) for an
+// item to leave.
 //
 // A stage made with a place, make_stage<In, Out>(mode, f, locus::at(p)),
 // runs its items at place p: an item arriving from another place is moved
@@ -34,8 +35,12 @@
 // Items run as work-first tasks: the first stage's task spawns each new
 // item and runs it at once, and an idle worker takes the first stage's
 // continuation to make the next item, so an item stays on the worker that
-// made it (as in TBB). In the serial elision a pipeline is a plain loop:
-// each item passes every stage before the next is made.
+// made it (as in TBB). No item waits at a serial stage: one that finds the
+// stage busy (or, in order, not its turn) is left there, and the task
+// holding the stage runs it for that item too before letting it go (as
+// TBB's serial filters buffer their items). In the serial elision a
+// pipeline is a plain loop: each item passes every stage before the next
+// is made.
 //
 // Bad input: max_in_flight 0, a parallel first stage or a place outside
 // 0..num_places()-1 throw (std::invalid_argument, std::out_of_range)
@@ -57,7 +62,6 @@
 #include <vector>
 
 #include "locus/detail/constructs_namespace.hpp"
-#include "locus/mutex.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/semaphore.hpp"
@@ -220,22 +224,24 @@ inline void pipeline(std::size_t max_in_flight, const stage<void, void>& chain) 
 namespace detail_pipe_run {
 
 // One run of a pipeline: the slots of the items in flight, the permits that
-// bound them, the in-order stages' turns, and the first error.
+// bound them, the serial stages' gates, and the first error.
+//
+// Serial stages never make a task wait. An item that finds its serial
+// stage held (or, in order, not yet its turn) is parked at the stage and
+// its task ends; the task holding the stage runs the stage for every item
+// parked for it, in turn, before letting the stage go, and hands each item
+// it carried through on to the next stage as a parent-first child (which an
+// idle worker steals). A handed-on item starts at a later stage than its
+// parent's, so tasks nest at most as deep as there are stages.
 class run {
  public:
   run(std::size_t max_in_flight, const std::vector<detail::pipe::node>& nodes)
-      : nodes_(nodes), buffers_(detail::pipe::prepare(max_in_flight, nodes)), permits_(static_cast<std::ptrdiff_t>(max_in_flight)) {
+      : nodes_(nodes),
+        buffers_(detail::pipe::prepare(max_in_flight, nodes)),
+        permits_(static_cast<std::ptrdiff_t>(max_in_flight)),
+        gates_(nodes.size()) {
     for (std::size_t s = max_in_flight; s-- > 0;) free_slots_.push_back(s);
-    for (std::size_t s = 0; s < max_in_flight; ++s) turn_.push_back(std::make_unique<semaphore>(0));
-    gates_.resize(nodes.size());
-    for (std::size_t k = 1; k < nodes.size(); ++k) {
-      if (nodes[k].mode == stage_mode::serial_in_order) {
-        gates_[k] = std::make_unique<gate>();
-        gates_[k]->waiting.assign(max_in_flight, no_seq);
-      } else if (nodes[k].mode == stage_mode::serial_out_of_order) {
-        gates_[k] = std::make_unique<gate>();
-      }
-    }
+    for (std::size_t k = 1; k < nodes.size(); ++k) gates_[k].parked.reserve(max_in_flight);
   }
 
   void go() {
@@ -244,15 +250,17 @@ class run {
   }
 
  private:
-  static constexpr std::uint64_t no_seq = ~std::uint64_t{0};
-
-  // A serial stage: its mutex (out of order), or its turn (in order): the
-  // sequence number allowed in next and the items waiting for theirs.
+  struct item {
+    std::size_t slot;
+    std::uint64_t seq;
+  };
+  // A serial stage: whether an item holds it, the next sequence number in
+  // order, and the items parked for it (at most max_in_flight, reserved).
   struct gate {
-    locus::mutex exclusive;
     std::mutex lock;  // held for a few instructions, never across a switch
+    bool held = false;
     std::uint64_t next = 0;
-    std::vector<std::uint64_t> waiting;  // by slot: the sequence number waiting, or no_seq
+    std::vector<item> parked;
   };
 
   // Whether the calling task should move to run at `where`: it is off the
@@ -282,7 +290,8 @@ class run {
       }
       const std::size_t slot = take_slot();
       flow_control fc;
-      if (!run_stage(0, slot, fc) || fc.stopped()) {
+      run_stage(0, slot, fc);
+      if (cancelled_.load(std::memory_order_acquire) || fc.stopped()) {
         finish(slot, true);
         break;
       }
@@ -290,83 +299,91 @@ class run {
         finish(slot, false);
         continue;
       }
-      items.spawn([this, slot, seq] { flow(slot, seq, 1); });
+      items.spawn([this, slot, seq] { flow({slot, seq}, 1, false); });
     }
-    items.sync();  // flow() catches everything, so this does not throw
+    items.sync();  // the items catch everything, so this does not throw
   }
 
-  // Item (slot, seq) from stage `from` to the end. A stage with a place
-  // the item is away from moves the rest of the item there (at_place), once:
-  // `arrived` says the move for stage `from` is done, whether or not the
+  // Item `it` from stage `from` to the end (or until it is parked).
+  // `arrived`: stage `from`'s place move is done, whether or not the
   // policy acted on the hint.
-  void flow(std::size_t slot, std::uint64_t seq, std::size_t from, bool skipped = false, bool arrived = false) {
+  void flow(item it, std::size_t from, bool arrived) {
+    task_group handed_on;
+    carry(it, from, arrived, handed_on);
+    handed_on.sync();
+  }
+
+  void carry(item it, std::size_t from, bool arrived, task_group& handed_on) {
     for (std::size_t k = from; k < nodes_.size(); ++k) {
-      const place_hint where = nodes_[k].where;
-      if (!skipped && !(arrived && k == from) && where.place != any.place && away(where)) {
-        at_place(where, [this, slot, seq, k] { flow(slot, seq, k, false, true); });
+      const detail::pipe::node& n = nodes_[k];
+      if (!(arrived && k == from) && n.where.place != any.place && away(n.where) &&
+          !cancelled_.load(std::memory_order_acquire)) {
+        at_place(n.where, [this, it, k] { flow(it, k, true); });
         return;
       }
-      skipped |= !pass(k, slot, seq);
+      if (n.mode == stage_mode::parallel) {
+        run_unless_cancelled(k, it.slot);
+        continue;
+      }
+      if (!enter(k, it)) return;  // parked: the stage's holder carries it on
+      for (;;) {
+        run_unless_cancelled(k, it.slot);
+        const std::optional<item> next = leave(k, it);
+        if (!next) break;
+        // Still holding stage k, now for `next`; `it` goes on without us.
+        handed_on.spawn([this, it, k] { flow(it, k + 1, false); }, parent_first);
+        it = *next;
+      }
     }
-    finish(slot, skipped);
+    finish(it.slot, cancelled_.load(std::memory_order_acquire));
   }
 
-  // Stage k for the item: in its turn or alone if the stage is serial;
-  // skipped once the pipeline is cancelled. False if the item skipped it.
-  bool pass(std::size_t k, std::size_t slot, std::uint64_t seq) {
+  // Takes serial stage k for `it`, or parks it there (false).
+  bool enter(std::size_t k, item it) {
+    gate& g = gates_[k];
+    std::lock_guard<std::mutex> hold(g.lock);
+    const bool its_turn = nodes_[k].mode == stage_mode::serial_out_of_order ? !g.held : g.next == it.seq;
+    if (its_turn)
+      g.held = true;
+    else
+      g.parked.push_back(it);
+    return its_turn;
+  }
+  // `done` has passed serial stage k: the item parked there that may go
+  // next keeps the stage held (returned), or the stage is let go.
+  std::optional<item> leave(std::size_t k, item done) {
+    gate& g = gates_[k];
+    std::lock_guard<std::mutex> hold(g.lock);
+    g.next = done.seq + 1;
+    auto chosen = g.parked.end();
+    if (nodes_[k].mode == stage_mode::serial_out_of_order) {
+      if (!g.parked.empty()) chosen = g.parked.begin();  // the oldest arrival
+    } else {
+      for (auto p = g.parked.begin(); p != g.parked.end(); ++p)
+        if (p->seq == g.next) chosen = p;
+    }
+    if (chosen == g.parked.end()) {
+      g.held = false;
+      return std::nullopt;
+    }
+    const item next = *chosen;
+    g.parked.erase(chosen);
+    return next;
+  }
+
+  void run_unless_cancelled(std::size_t k, std::size_t slot) {
+    if (cancelled_.load(std::memory_order_acquire)) return;
     flow_control fc;
-    switch (nodes_[k].mode) {
-      case stage_mode::parallel:
-        return !cancelled_.load(std::memory_order_acquire) && run_stage(k, slot, fc);
-      case stage_mode::serial_out_of_order: {
-        if (cancelled_.load(std::memory_order_acquire)) return false;
-        std::lock_guard<locus::mutex> alone(gates_[k]->exclusive);
-        return run_stage(k, slot, fc);
-      }
-      case stage_mode::serial_in_order: {
-        gate& g = *gates_[k];
-        wait_turn(g, slot, seq);
-        const bool ok = !cancelled_.load(std::memory_order_acquire) && run_stage(k, slot, fc);
-        pass_turn(g, seq);
-        return ok;
-      }
-    }
-    return false;
+    run_stage(k, slot, fc);
   }
-
-  void wait_turn(gate& g, std::size_t slot, std::uint64_t seq) {
-    {
-      std::lock_guard<std::mutex> hold(g.lock);
-      if (g.next == seq) return;
-      g.waiting[slot] = seq;
-    }
-    turn_[slot]->acquire();  // pass_turn of seq - 1 releases it
-  }
-  void pass_turn(gate& g, std::uint64_t seq) {
-    std::size_t woken = g.waiting.size();
-    {
-      std::lock_guard<std::mutex> hold(g.lock);
-      g.next = seq + 1;
-      for (std::size_t s = 0; s < g.waiting.size(); ++s)
-        if (g.waiting[s] == seq + 1) {
-          g.waiting[s] = no_seq;
-          woken = s;
-          break;
-        }
-    }
-    if (woken < g.waiting.size()) turn_[woken]->release();
-  }
-
-  // Runs stage k's body; an exception cancels the pipeline. False if it threw.
-  bool run_stage(std::size_t k, std::size_t slot, flow_control& fc) {
+  // Runs stage k's body; an exception cancels the pipeline.
+  void run_stage(std::size_t k, std::size_t slot, flow_control& fc) {
     try {
       nodes_[k].body->run(slot, k == 0 ? nullptr : buffers_[k - 1].get(), buffers_[k].get(), fc);
-      return true;
     } catch (...) {
       std::lock_guard<std::mutex> hold(error_lock_);
       if (!error_) error_ = std::current_exception();
       cancelled_.store(true, std::memory_order_release);
-      return false;
     }
   }
 
@@ -376,8 +393,8 @@ class run {
     free_slots_.pop_back();
     return s;
   }
-  // The item left: empty what a skipped stage left in its cells, give its
-  // slot and permit back.
+  // The item left: empty what skipped stages left in its cells (after a
+  // cancellation), give its slot and permit back.
   void finish(std::size_t slot, bool skipped) {
     if (skipped)
       for (auto& b : buffers_)
@@ -392,10 +409,9 @@ class run {
   const std::vector<detail::pipe::node>& nodes_;
   std::vector<std::unique_ptr<detail::pipe::buffer_base>> buffers_;  // by stage
   semaphore permits_;
+  std::vector<gate> gates_;  // by stage; used for serial stages after the first
   std::mutex slot_lock_;
   std::vector<std::size_t> free_slots_;
-  std::vector<std::unique_ptr<semaphore>> turn_;  // by slot: its in-order turn came
-  std::vector<std::unique_ptr<gate>> gates_;      // by stage, for serial stages
   std::atomic<bool> cancelled_{false};
   std::mutex error_lock_;
   std::exception_ptr error_;
