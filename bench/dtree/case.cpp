@@ -172,7 +172,7 @@ const bench::registrar registered{{
       const auto min_rows = p.get("min_rows", 20, 20, 20, s, "nodes with fewer rows are leaves", {2});
       const auto serial = p.get("serial", 200, 565, 565, s,
                                 "at most this many rows are built without forks (565 rows = the paper's 64 KB)", {0});
-      const auto grain = p.get("grain", 100, 2260, 2260, s,
+      const auto grain = p.get("grain", 2000, 2260, 2260, s,
                                "rows per histogram piece and partition block (2260 rows = the paper's 256 KB)", {1});
       const auto hints = p.get("hints", 1, 1, 1, s,
                                "1: each side's row count is its work hint (the paper's), 0: none (ADWS guesses 1 : 1, "

@@ -228,7 +228,7 @@ const bench::registrar registered{{
       const auto serial = p.get("serial", 512, 2730, 2730, s,
                                 "at most this many points are built without forks (2730 points = the paper's 64 KB)",
                                 {0});
-      const auto block = p.get("block", 256, 2730, 2730, s,
+      const auto block = p.get("block", 20000, 2730, 2730, s,
                                "points per partition block (2730 points = the paper's 64 KB)", {1});
       const auto hints = p.get("hints", 1, 1, 1, s,
                                "1: each side's point count is its work hint (the paper's), 0: none (ADWS guesses "
