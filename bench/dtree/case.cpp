@@ -116,7 +116,9 @@ class dtree_instance final : public bench::instance {
       auto describe = [&](const node& x) {
         if (x.feature == node::absent) s << "absent";
         else if (x.feature == node::leaf) s << "a leaf of " << x.rows << " rows, label " << x.label;
-        else s << "a split of " << x.rows << " rows on feature " << x.feature << " at " << x.threshold;
+        else
+          s << "a split of " << x.rows << " rows on feature " << x.feature << " at " << x.threshold << " (bin "
+            << x.bin << "), label " << x.label;
       };
       s << "node " << i << " is ";
       describe(got);
