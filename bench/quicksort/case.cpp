@@ -51,7 +51,11 @@ const bench::registrar registered{{
                                      {3});
       const auto block = p.get("block", 256, 8192, 8192, s,
                                "elements per partition block (8192 doubles = the paper's 64 KB)", {1});
-      return std::make_unique<quicksort_instance>(n, quicksort::cutoffs{sort_cutoff, block});
+      const auto hints = p.get("hints", 1, 1, 1, s,
+                               "1: each side's size is its work hint (the paper's), 0: none (ADWS guesses 1 : 1, "
+                               "Fig. 20's hatched bars)",
+                               {0, 1});
+      return std::make_unique<quicksort_instance>(n, quicksort::cutoffs{sort_cutoff, block, hints == 1});
     }}};
 
 }  // namespace

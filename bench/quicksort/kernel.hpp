@@ -3,8 +3,8 @@
 // first three elements. The partition runs over fixed-size blocks: each block
 // counts its elements below, equal to and above the pivot, prefix sums give
 // every block its own slots, and each block scatters into the other buffer.
-// The two sides are then sorted in parallel, with the buffers' roles swapped,
-// so the working set is twice the input.
+// The two sides are then sorted in parallel (their sizes as work hints),
+// with the buffers' roles swapped, so the working set is twice the input.
 //
 // For the simulator (README.md) every step declares what it reads and
 // writes; cycles: n ceil(log2 n) per sequential sort, 4 for the median, 2 per
@@ -18,12 +18,14 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/places.hpp"
 
 namespace quicksort {
 
 struct cutoffs {
   std::int64_t sort;   // at most this many elements: std::sort (at least 3, for the pivot)
   std::int64_t block;  // elements per partition block (at least 1)
+  bool hints;          // the sides' sizes as work hints (ADWS, section 6.2)
 };
 
 inline double median_of_three(double a, double b, double c) {
@@ -115,8 +117,14 @@ void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cut
     bench::touch_n(from + less_total, greater_start - less_total, locus::access::write);
     std::copy(to + less_total, to + greater_start, from + less_total);
   }
-  P::fork2([&] { sort<P>(to, from, less_total, !from_is_home, c); },
-           [&] { sort<P>(to + greater_start, from + greater_start, n - greater_start, !from_is_home, c); });
+  auto sort_less = [&] { sort<P>(to, from, less_total, !from_is_home, c); };
+  auto sort_greater = [&] { sort<P>(to + greater_start, from + greater_start, n - greater_start, !from_is_home, c); };
+  // Without hints ADWS guesses 1 : 1 (section 6.3).
+  if (c.hints)
+    bench::fork_worked<P>(static_cast<double>(less_total), sort_less, static_cast<double>(n - greater_start),
+                          sort_greater);
+  else
+    P::fork2(sort_less, sort_greater);
 }
 
 }  // namespace quicksort
