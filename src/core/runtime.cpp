@@ -161,14 +161,20 @@ runtime_state::~runtime_state() {
 
 void submit_root(runtime_state& rt, frame* f) {
   rt.eng->run_from_outside([&] {
-    root_started(rt);
+    const bool starts_computation = root_started(rt);
     rt.roots.push(f);
+    // The first root of a computation wakes every sleeper: those that fell
+    // asleep while the pool was idle have no timer, and would otherwise
+    // sleep through the computation unless a wake-up happened to choose
+    // them. The seq_cst RMW on roots_in_flight in root_started pairs with a
+    // sleeper's seq_cst store of park_word before it reads roots_in_flight
+    // (scheduler.cpp, sleep protocol).
+    if (starts_computation) return wake_all_sleepers(rt);
     // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
     // A searcher takes the root, so a sleeper is woken only if nobody
     // searches; unless the policy forbids roots to some workers (ADWS:
     // worker 0 alone takes them), when the searchers may all be forbidden
-    // and a sleeper it allows is woken anyway (it may have parked without
-    // a timer, the pool being idle then).
+    // and a sleeper it allows is woken anyway.
     const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
     if (rt.policy_filters_work ? (idle >> 32) != 0 : sleeper_should_wake(idle)) wake_sleeper_for(rt, nullptr);
   });
@@ -177,9 +183,11 @@ void submit_root(runtime_state& rt, frame* f) {
 // Busy time: while at least one root task is in flight, by the engine's
 // clock (simulated time under the simulator). The count changes under the
 // lock so that a start and an end cannot cross.
-void root_started(runtime_state& rt) {
+bool root_started(runtime_state& rt) {
   std::lock_guard lock(rt.busy_mutex);
-  if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) == 0) rt.busy_since_ns = rt.eng->now_ns();
+  if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
+  rt.busy_since_ns = rt.eng->now_ns();
+  return true;
 }
 
 void root_finished(runtime_state& rt) {

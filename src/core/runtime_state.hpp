@@ -96,14 +96,19 @@ runtime_state& pool();  // starts the pool from the environment if needed
 // Submits a root frame from outside the pool and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);
 // A root task entered or left the pool; busy_ns() is the time during which
-// at least one was in flight, by the engine's clock.
-void root_started(runtime_state& rt);
+// at least one was in flight, by the engine's clock. root_started returns
+// whether this root starts a computation (none was in flight).
+bool root_started(runtime_state& rt);
 void root_finished(runtime_state& rt);
 std::uint64_t busy_ns(runtime_state& rt);
 
 // The scheduling loop (scheduler.cpp).
 void worker_main(runtime_state& rt, int index);
-void wake_one_sleeper(runtime_state& rt) noexcept;
+// Wakes one sleeper, looking from worker `start` on (modulo the count).
+void wake_one_sleeper(runtime_state& rt, int start = 0) noexcept;
+// Wakes every sleeper: a computation starts, and those that fell asleep
+// while none was in flight have no timer (scheduler.cpp, sleep protocol).
+void wake_all_sleepers(runtime_state& rt) noexcept;
 // Wakes a sleeper the policy lets take work that appeared in source's
 // deque (source == nullptr: in the root queue).
 void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept;

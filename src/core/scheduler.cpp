@@ -18,6 +18,23 @@
 // wake-ups spread along steals. With no computation in flight, sleepers wait
 // without a timer: an idle pool uses no CPU.
 //
+// No worker sleeps without a timer while a computation is in flight. A
+// sleeper stores park_word (seq_cst), then reads roots_in_flight (seq_cst)
+// to choose between a nap and a timer-less wait; the submitter that starts
+// a computation (roots_in_flight 0 -> 1, seq_cst RMW) then reads every
+// park_word (seq_cst) and wakes each parked worker (runtime.cpp,
+// submit_root). One of the two sees the other, so a sleeper that missed the
+// start is woken and naps from then on. Without this, the workers that fell
+// asleep while the pool was idle slept through the computation: wake-ups
+// come only when nobody searches, and the nappers' own timers keep somebody
+// searching.
+//
+// A wake-up looks for a sleeper starting after the waker (wake_one_sleeper),
+// not at worker 0: always starting at 0 woke the same few low-numbered
+// nappers over and over while the others stayed asleep. Starting after the
+// waker spreads the wake-ups and, workers being numbered place by place,
+// wakes a neighbor of the work first.
+//
 // Adaptive spin: a worker whose previous search ended in work spins
 // warm_spin_factor times longer than LOCUS_SPIN_US before it sleeps, so the
 // workers of an iterative computation stay awake between its loops.
@@ -41,11 +58,11 @@ namespace {
 
 constexpr std::uint64_t one_sleeping = std::uint64_t{1} << 32;
 
-void leave_searching(runtime_state& rt, bool found_by_stealing) {
+void leave_searching(runtime_state& rt, const worker& w, bool found_by_stealing) {
   const std::uint64_t after = g_idle_state.fetch_sub(1, std::memory_order_acq_rel) - 1;
   // Go-style spreading: the last searcher that found work wakes a sleeper
   // to search in its place, since where there was one frame there may be more.
-  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt);
+  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt, w.id + 1);
 }
 
 // Work that `self` may take is visible somewhere. A policy that forbids
@@ -161,7 +178,7 @@ frame* find_work(worker& w) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found.where);
       w.warm = true;
       const bool stolen = found.where == found_at::steal;
-      leave_searching(rt, stolen || found.where == found_at::roots);
+      leave_searching(rt, w, stolen || found.where == found_at::roots);
       // The failed attempts were idle time; the one that succeeded, and
       // what the policy did with the frame, is scheduling time.
       if (stolen) switch_activity(w, activity::sched, w.attempt_start_ns);
@@ -170,7 +187,7 @@ frame* find_work(worker& w) {
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found_at::nothing);
-      leave_searching(rt, false);
+      leave_searching(rt, w, false);
       return nullptr;
     }
     now = eng.now_ns();
@@ -266,18 +283,27 @@ bool wake_if_parked(runtime_state& rt, worker& w) noexcept {
   return true;
 }
 
-void wake_one_sleeper(runtime_state& rt) noexcept {
-  for (auto& w : rt.workers)
-    if (wake_if_parked(rt, *w)) return;
+void wake_one_sleeper(runtime_state& rt, int start) noexcept {
+  const std::size_t n = rt.workers.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (wake_if_parked(rt, *rt.workers[(static_cast<std::size_t>(start) + i) % n])) return;
 }
 
 void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept {
-  if (!rt.policy_filters_work) return wake_one_sleeper(rt);
+  const int start = source != nullptr ? source->id + 1 : 0;
+  if (!rt.policy_filters_work) return wake_one_sleeper(rt, start);
   // Only a sleeper the policy lets take the new work; if there is none,
   // the work waits for its own worker or a permitted searcher (and the
   // sleepers' nap timers while a computation runs).
-  for (auto& w : rt.workers)
-    if (rt.policy->may_take(*w, source) && wake_if_parked(rt, *w)) return;
+  const std::size_t n = rt.workers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& w = *rt.workers[(static_cast<std::size_t>(start) + i) % n];
+    if (rt.policy->may_take(w, source) && wake_if_parked(rt, w)) return;
+  }
+}
+
+void wake_all_sleepers(runtime_state& rt) noexcept {
+  for (auto& w : rt.workers) wake_if_parked(rt, *w);
 }
 
 void wake_for_new_work() noexcept {
