@@ -13,21 +13,21 @@
 //   p(b)       p = r + beta p on block b; after dot_rr
 //
 // Each solve (power-method step s) starts with start(b) (x = z / ||z|| from
-// the previous solve, then z = 0, r = p = x, partial r . r) after the
-// previous finish, and rho0 (rho = r . r) after every start(b); it ends with
-// finish (x . z and z . z, from partials the last iteration's p(b) also
-// compute: the eigenvalue estimate 1 / (x . z) and the next scale). Every
-// node's writes reach only its block of a vector, and its readers are its
-// successors or come after them, so these edges order every read after the
-// write it needs and before the next write.
+// the previous solve, then z = 0, r = p = x, partial r . r) and rho0 (rho =
+// r . r) after every start(b); it ends with finish (x . z and z . z, from
+// partials the last iteration's p(b) also compute: the eigenvalue estimate
+// 1 / (x . z) and the next scale). Every node's writes reach only its block
+// of a vector, and its readers are its successors or come after them, so
+// these edges order every read after the write it needs and before the
+// next write.
 //
-// locus variants run the graph on demand from the last finish (Nabbit under
-// ws, NabbitC under nabbitc); serial runs the same nodes in iteration
-// order; oneTBB and OpenMP run the loop version of bench/cg
-// (cg::inverse_power), as the paper compares with OpenMP static. Colors
-// follow the data: block b belongs to the worker a static partition of the
-// rows gives it; the reductions, which read a partial sum per block, take
-// block 0's color.
+// locus variants run one graph per solve, on demand from its finish
+// (Nabbit under ws, NabbitC under nabbitc), the solves one after another;
+// serial runs the same nodes in iteration order; oneTBB and OpenMP run the
+// loop version of bench/cg (cg::inverse_power), as the paper compares with
+// OpenMP static. Colors follow the data: block b belongs to the worker a
+// static partition of the rows gives it; the reductions, which read a
+// partial sum per block, take block 0's color.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -242,42 +242,56 @@ class cg_graph_instance final : public bench::instance {
                                        {outer_, inner_, block_, block_});
   }
 
-  // Keys: (s * (inner + 2) + stage) * (3 blocks + 2) + local, for solve s.
-  // Stage 0 holds start(b) (local b) and rho0 (3 blocks); stage it + 1
-  // iteration it's spmv(b) (b), zr(b) (blocks + b), p(b) (2 blocks + b),
-  // dot_pq (3 blocks) and dot_rr (3 blocks + 1); stage inner + 1 holds
-  // finish (3 blocks). The sink is the last solve's finish.
+  // One graph per solve (power-method step s), run after the previous one:
+  // the on-demand exploration from a sink nests once per level of nodes
+  // with several predecessors (docs/usage.md, "Stack depth"), and a solve
+  // has 5 such levels per iteration, so a graph of all 15 solves of the
+  // quick size (1900 levels) overflows the default fiber stack, one solve
+  // (130) does not. Keys: stage * (3 blocks + 2) + local. Stage 0 holds
+  // start(b) (local b) and rho0 (3 blocks); stage it + 1 iteration it's
+  // spmv(b) (b), zr(b) (blocks + b), p(b) (2 blocks + b), dot_pq (3 blocks)
+  // and dot_rr (3 blocks + 1); stage inner + 1 holds finish (3 blocks), the
+  // sink.
   static constexpr std::int64_t first_block = 0, second_block = 1, third_block = 2;
   locus::graph_locality run_graph() {
-    const std::int64_t B = blocks_, stride = 3 * B + 2, stages = inner_ + 2;
-    auto key = [=](std::int64_t s, std::int64_t stage, std::int64_t local) { return (s * stages + stage) * stride + local; };
-    const std::int64_t sink = key(outer_ - 1, inner_ + 1, 3 * B);
-    auto all = [=](std::vector<std::int64_t>& p, std::int64_t s, std::int64_t stage, std::int64_t kind) {
-      for (std::int64_t b = 0; b < B; ++b) p.push_back(key(s, stage, kind * B + b));
+    locus::graph_locality sum;
+    for (std::int64_t s = 0; s < outer_; ++s) {
+      const locus::graph_locality one = run_solve(s);
+      sum.nodes += one.nodes;
+      sum.remote_nodes += one.remote_nodes;
+      sum.predecessors += one.predecessors;
+      sum.remote_predecessors += one.remote_predecessors;
+    }
+    return sum;
+  }
+
+  locus::graph_locality run_solve(std::int64_t s) {
+    const std::int64_t B = blocks_, stride = 3 * B + 2;
+    auto key = [=](std::int64_t stage, std::int64_t local) { return stage * stride + local; };
+    auto all = [=](std::vector<std::int64_t>& p, std::int64_t stage, std::int64_t kind) {
+      for (std::int64_t b = 0; b < B; ++b) p.push_back(key(stage, kind * B + b));
     };
     auto preds = [=, this](std::int64_t k) {
-      const std::int64_t local = k % stride, stage = k / stride % stages, s = k / stride / stages;
+      const std::int64_t local = k % stride, stage = k / stride;
       std::vector<std::int64_t> p;
       if (stage == 0) {
-        if (local == 3 * B) all(p, s, 0, first_block);         // rho0
-        else if (s > 0) p.push_back(key(s - 1, inner_ + 1, 3 * B));  // start(b)
+        if (local == 3 * B) all(p, 0, first_block);  // rho0; start(b) has none
       } else if (stage == inner_ + 1) {
-        all(p, s, inner_, third_block);  // finish
+        all(p, inner_, third_block);  // finish
       } else if (local == 3 * B) {
-        all(p, s, stage, first_block);  // dot_pq
+        all(p, stage, first_block);  // dot_pq
       } else if (local == 3 * B + 1) {
-        all(p, s, stage, second_block);  // dot_rr
+        all(p, stage, second_block);  // dot_rr
       } else if (local / B == first_block) {
-        if (stage == 1) p.push_back(key(s, 0, 3 * B));  // spmv of the first iteration
-        else all(p, s, stage - 1, third_block);
+        if (stage == 1) p.push_back(key(0, 3 * B));  // spmv of the first iteration
+        else all(p, stage - 1, third_block);
       } else {
-        p.push_back(key(s, stage, local / B == second_block ? 3 * B : 3 * B + 1));  // zr(b), p(b)
+        p.push_back(key(stage, local / B == second_block ? 3 * B : 3 * B + 1));  // zr(b), p(b)
       }
       return p;
     };
-    auto compute = [this, stride, stages, B](std::int64_t k) {
-      const std::int64_t local = k % stride, stage = k / stride % stages, s = k / stride / stages;
-      const std::int64_t b = local % B;
+    auto compute = [this, s, stride, B](std::int64_t k) {
+      const std::int64_t local = k % stride, stage = k / stride, b = local % B;
       if (stage == 0) {
         if (local == 3 * B) rho0();
         else start(s, b);
@@ -301,7 +315,7 @@ class cg_graph_instance final : public bench::instance {
     };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
     g.measure_locality();
-    g.run(sink);
+    g.run(key(inner_ + 1, 3 * B));
     return g.locality();
   }
 
