@@ -242,34 +242,47 @@ class cg_graph_instance final : public bench::instance {
                                        {outer_, inner_, block_, block_});
   }
 
-  // One graph per solve (power-method step s), run after the previous one:
-  // the on-demand exploration from a sink nests once per level of nodes
-  // with several predecessors (docs/usage.md, "Stack depth"), and a solve
-  // has 5 such levels per iteration, so a graph of all 15 solves of the
-  // quick size (1900 levels) overflows the default fiber stack, one solve
-  // (130) does not. Keys: stage * (3 blocks + 2) + local. Stage 0 holds
-  // start(b) (local b) and rho0 (3 blocks); stage it + 1 iteration it's
-  // spmv(b) (b), zr(b) (blocks + b), p(b) (2 blocks + b), dot_pq (3 blocks)
-  // and dot_rr (3 blocks + 1); stage inner + 1 holds finish (3 blocks), the
-  // sink.
+  // One graph per iteration, run one after another: the exploration on
+  // demand from a sink nests once per level of nodes with several
+  // predecessors (docs/usage.md, "Stack depth"), 5 levels per iteration
+  // here; a graph of all 15 solves of the quick size overflowed the default
+  // 512 KiB fiber stack, and one of a solve (130 levels) did under
+  // AddressSanitizer. Keys within a solve: stage * (3 blocks + 2) + local.
+  // Stage 0 holds start(b) (local b) and rho0 (3 blocks); stage it + 1
+  // iteration it's spmv(b) (b), zr(b) (blocks + b), p(b) (2 blocks + b),
+  // dot_pq (3 blocks) and dot_rr (3 blocks + 1); stage inner + 1 holds
+  // finish (3 blocks). Graph c (0 to inner) of a solve ends with iteration
+  // c's dot_rr (the last one with finish) and holds the nodes after the
+  // previous graph's end: the previous iteration's p(b) and this one's
+  // spmv, dot_pq, zr and dot_rr (graph 0: start and rho0 instead of p(b)).
   static constexpr std::int64_t first_block = 0, second_block = 1, third_block = 2;
   locus::graph_locality run_graph() {
     locus::graph_locality sum;
-    for (std::int64_t s = 0; s < outer_; ++s) {
-      const locus::graph_locality one = run_solve(s);
-      sum.nodes += one.nodes;
-      sum.remote_nodes += one.remote_nodes;
-      sum.predecessors += one.predecessors;
-      sum.remote_predecessors += one.remote_predecessors;
-    }
+    for (std::int64_t s = 0; s < outer_; ++s)
+      for (std::int64_t c = 0; c <= inner_; ++c) {
+        const locus::graph_locality one = run_part(s, c);
+        sum.nodes += one.nodes;
+        sum.remote_nodes += one.remote_nodes;
+        sum.predecessors += one.predecessors;
+        sum.remote_predecessors += one.remote_predecessors;
+      }
     return sum;
   }
 
-  locus::graph_locality run_solve(std::int64_t s) {
+  // Graph c of solve s: its nodes' predecessors in earlier graphs are
+  // left out (they are computed).
+  locus::graph_locality run_part(std::int64_t s, std::int64_t c) {
     const std::int64_t B = blocks_, stride = 3 * B + 2;
     auto key = [=](std::int64_t stage, std::int64_t local) { return stage * stride + local; };
+    auto part = [=, this](std::int64_t k) {
+      const std::int64_t local = k % stride, stage = k / stride;
+      if (stage == 0) return std::int64_t{0};
+      if (stage == inner_ + 1) return inner_;
+      return local >= 2 * B && local < 3 * B ? stage : stage - 1;
+    };
     auto all = [=](std::vector<std::int64_t>& p, std::int64_t stage, std::int64_t kind) {
-      for (std::int64_t b = 0; b < B; ++b) p.push_back(key(stage, kind * B + b));
+      for (std::int64_t b = 0; b < B; ++b)
+        if (part(key(stage, kind * B + b)) == c) p.push_back(key(stage, kind * B + b));
     };
     auto preds = [=, this](std::int64_t k) {
       const std::int64_t local = k % stride, stage = k / stride;
@@ -283,10 +296,11 @@ class cg_graph_instance final : public bench::instance {
       } else if (local == 3 * B + 1) {
         all(p, stage, second_block);  // dot_rr
       } else if (local / B == first_block) {
-        if (stage == 1) p.push_back(key(0, 3 * B));  // spmv of the first iteration
+        if (stage == 1) p.push_back(key(0, 3 * B));  // spmv of the first iteration, in graph 0
         else all(p, stage - 1, third_block);
       } else {
-        p.push_back(key(stage, local / B == second_block ? 3 * B : 3 * B + 1));  // zr(b), p(b)
+        // zr(b) after dot_pq; p(b) after dot_rr, which ended the previous graph.
+        if (local / B == second_block) p.push_back(key(stage, 3 * B));
       }
       return p;
     };
@@ -315,7 +329,7 @@ class cg_graph_instance final : public bench::instance {
     };
     auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
     g.measure_locality();
-    g.run(key(inner_ + 1, 3 * B));
+    g.run(c == inner_ ? key(inner_ + 1, 3 * B) : key(c + 1, 3 * B + 1));
     return g.locality();
   }
 
