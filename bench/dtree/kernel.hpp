@@ -29,6 +29,7 @@
 
 #include "common/annotations.hpp"
 #include "common/backend.hpp"
+#include "common/block_partition.hpp"
 #include "common/places.hpp"
 
 namespace dtree {
@@ -182,52 +183,12 @@ void build(row* from, row* to, std::int64_t n, int depth, std::size_t at, const 
 
   const int f = s.feature;
   const float threshold = self.threshold;
-  const std::int64_t blocks = (n + c.grain - 1) / c.grain;
-  auto block_begin = [&](std::int64_t k) { return from + k * c.grain; };
-  auto block_end = [&](std::int64_t k) { return from + std::min(n, (k + 1) * c.grain); };
-  // slot[2 k + side]: first block k's rows on that side (0: <= threshold),
-  // then where they go in `to`.
-  std::vector<std::int64_t> slot(static_cast<std::size_t>(2 * blocks));
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      const row *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      bench::touch_n(&slot[2 * k], 2, locus::access::write);
-      locus::compute(static_cast<std::uint64_t>(end - begin));
-      std::int64_t left = 0;
-      for (const row* r = begin; r != end; ++r) left += r->x[f] <= threshold;
-      slot[2 * k] = left;
-      slot[2 * k + 1] = (end - begin) - left;
-    }
-  });
-  bench::touch_n(slot.data(), 2 * blocks, locus::access::write);
-  locus::compute(static_cast<std::uint64_t>(2 * blocks));
-  std::int64_t next = 0;
-  for (int side = 0; side < 2; ++side)
-    for (std::int64_t k = 0; k < blocks; ++k) {
-      const std::int64_t count = slot[2 * k + side];
-      slot[2 * k + side] = next;
-      next += count;
-    }
-  const std::int64_t left_total = slot[1];
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    const float split_at = threshold;  // a local: stores through row* would make GCC reload it
-    for (std::int64_t k = lo; k < hi; ++k) {
-      row* const left_first = to + slot[2 * k];
-      row* const right_first = to + slot[2 * k + 1];
-      row *left = left_first, *right = right_first;
-      const row *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(&slot[2 * k], 2, locus::access::read);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      locus::compute(static_cast<std::uint64_t>(end - begin));
-      for (const row* r = begin; r != end; ++r) {
-        if (r->x[f] <= split_at) *left++ = *r;
-        else *right++ = *r;
-      }
-      bench::touch_n(left_first, left - left_first, locus::access::write);
-      bench::touch_n(right_first, right - right_first, locus::access::write);
-    }
-  });
+  // Side 0: <= the threshold, side 1: greater.
+  auto side = [f, threshold](const row& r) { return r.x[f] <= threshold ? 0 : 1; };
+  bench::block_partition<2, row> part(from, n, c.grain, 1);
+  part.count<P>(side);
+  part.scatter<P>(to, side);
+  const std::int64_t left_total = part.size(0);
 
   const std::int64_t right_total = n - left_total;
   auto build_left = [&] { build<P>(to, from, left_total, depth + 1, 2 * at, b, c, tree); };

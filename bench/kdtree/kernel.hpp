@@ -22,12 +22,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
 #include "common/backend.hpp"
+#include "common/block_partition.hpp"
 #include "common/places.hpp"
 
 namespace kdtree {
@@ -77,57 +77,16 @@ void build(point* from, point* to, std::int64_t n, int depth, bool from_is_home,
   bench::touch_n(from, 3, locus::access::read);
   locus::compute(4);
   const double pivot = median_of_three(from[0].c[axis], from[1].c[axis], from[2].c[axis]);
-  const std::int64_t blocks = (n + c.block - 1) / c.block;
-  auto block_begin = [&](std::int64_t k) { return from + k * c.block; };
-  auto block_end = [&](std::int64_t k) { return from + std::min(n, (k + 1) * c.block); };
-
-  // slot[2 k + side]: first the count of block k's points on that side
-  // (0: <= pivot, 1: greater), then where they go in `to`.
-  std::vector<std::int64_t> slot(static_cast<std::size_t>(2 * blocks));
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      const point *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      bench::touch_n(&slot[2 * k], 2, locus::access::write);
-      locus::compute(static_cast<std::uint64_t>(end - begin));
-      std::int64_t left = 0;
-      for (const point* p = begin; p != end; ++p) left += p->c[axis] <= pivot;
-      slot[2 * k] = left;
-      slot[2 * k + 1] = (end - begin) - left;
-    }
-  });
-  bench::touch_n(slot.data(), 2 * blocks, locus::access::write);
-  locus::compute(static_cast<std::uint64_t>(2 * blocks));
-  std::int64_t next = 0;  // all left points, then all right ones, each in block order
-  for (int side = 0; side < 2; ++side)
-    for (std::int64_t k = 0; k < blocks; ++k) {
-      const std::int64_t count = slot[2 * k + side];
-      slot[2 * k + side] = next;
-      next += count;
-    }
-  const std::int64_t left_total = slot[1];
+  // Side 0: <= the pivot, side 1: greater.
+  auto side = [axis, split = pivot](const point& p) { return p.c[axis] <= split ? 0 : 1; };
+  bench::block_partition<2, point> part(from, n, c.block, 1);
+  part.count<P>(side);
+  const std::int64_t left_total = part.size(0);
   // Every point <= the pivot (three equal first coordinates): nothing to
   // split, the range stays a leaf. The left side holds at least the pivot's
   // point, so it is never empty.
   if (left_total == n) return leave();
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    const double split = pivot;  // a local: stores through point* would make GCC reload it
-    for (std::int64_t k = lo; k < hi; ++k) {
-      point* const left_first = to + slot[2 * k];
-      point* const right_first = to + slot[2 * k + 1];
-      point *left = left_first, *right = right_first;
-      const point *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(&slot[2 * k], 2, locus::access::read);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      locus::compute(static_cast<std::uint64_t>(end - begin));
-      for (const point* p = begin; p != end; ++p) {
-        if (p->c[axis] <= split) *left++ = *p;
-        else *right++ = *p;
-      }
-      bench::touch_n(left_first, left - left_first, locus::access::write);
-      bench::touch_n(right_first, right - right_first, locus::access::write);
-    }
-  });
+  part.scatter<P>(to, side);
   // The node's 12 bytes are not declared: next to the partition's traffic
   // they cost nothing, and declared they made simulated runs differ between
   // processes (see README.md).

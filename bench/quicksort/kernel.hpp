@@ -13,11 +13,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/block_partition.hpp"
 #include "common/places.hpp"
 
 namespace quicksort {
@@ -51,64 +51,13 @@ void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cut
   bench::touch_n(from, 3, locus::access::read);
   locus::compute(4);
   const double pivot = median_of_three(from[0], from[1], from[2]);
-  const std::int64_t blocks = (n + c.block - 1) / c.block;
-  auto block_begin = [&](std::int64_t k) { return from + k * c.block; };
-  auto block_end = [&](std::int64_t k) { return from + std::min(n, (k + 1) * c.block); };
-
-  // slot[3 k + side]: first the count of block k's elements on that side
-  // (0: less, 1: equal, 2: greater), then where they go in `to`.
-  std::vector<std::int64_t> slot(3 * blocks);
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t k = lo; k < hi; ++k) {
-      const double *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      bench::touch_n(&slot[3 * k], 3, locus::access::write);
-      locus::compute(static_cast<std::uint64_t>(2 * (end - begin)));
-      std::int64_t less = 0, equal = 0;
-      for (const double* x = begin; x != end; ++x) {
-        less += *x < pivot;
-        equal += *x == pivot;
-      }
-      slot[3 * k] = less;
-      slot[3 * k + 1] = equal;
-      slot[3 * k + 2] = (end - begin) - less - equal;
-    }
-  });
-  bench::touch_n(slot.data(), 3 * blocks, locus::access::write);
-  locus::compute(static_cast<std::uint64_t>(3 * blocks));
-  std::int64_t next = 0;  // all less, then all equal, then all greater, each in block order
-  for (int side = 0; side < 3; ++side)
-    for (std::int64_t k = 0; k < blocks; ++k) {
-      const std::int64_t count = slot[3 * k + side];
-      slot[3 * k + side] = next;
-      next += count;
-    }
-  const std::int64_t less_total = slot[1];  // where block 0's equal elements start
-  const std::int64_t greater_start = slot[2];
-  P::loop(0, blocks, 1, [&](std::int64_t lo, std::int64_t hi) {
-    // A local copy: read through the reference, GCC reloads the pivot after
-    // every store below (a store through a double* might change it).
-    const double split = pivot;
-    for (std::int64_t k = lo; k < hi; ++k) {
-      double* const less_first = to + slot[3 * k];
-      double* const equal_first = to + slot[3 * k + 1];
-      double* const greater_first = to + slot[3 * k + 2];
-      double *less = less_first, *equal = equal_first, *greater = greater_first;
-      const double *begin = block_begin(k), *end = block_end(k);
-      bench::touch_n(&slot[3 * k], 3, locus::access::read);
-      bench::touch_n(begin, end - begin, locus::access::read);
-      locus::compute(static_cast<std::uint64_t>(2 * (end - begin)));
-      for (const double* x = begin; x != end; ++x) {
-        if (*x < split) *less++ = *x;
-        else if (*x == split) *equal++ = *x;
-        else *greater++ = *x;
-      }
-      // The block's three runs in `to`, known once it is scattered.
-      bench::touch_n(less_first, less - less_first, locus::access::write);
-      bench::touch_n(equal_first, equal - equal_first, locus::access::write);
-      bench::touch_n(greater_first, greater - greater_first, locus::access::write);
-    }
-  });
+  // Sides 0, 1, 2: less than, equal to and greater than the pivot.
+  auto side = [split = pivot](double x) { return x < split ? 0 : x == split ? 1 : 2; };
+  bench::block_partition<3, double> part(from, n, c.block, 2);
+  part.count<P>(side);
+  part.scatter<P>(to, side);
+  const std::int64_t less_total = part.size(0);
+  const std::int64_t greater_start = part.start(2);
 
   // The elements equal to the pivot (at least the pivot itself, so both
   // sides shrink) are in their final place; only home still needs them.
