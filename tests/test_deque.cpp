@@ -99,7 +99,11 @@ TEST(Deque, ConcurrentOwnerAndThievesTakeEachFrameOnce) {
   EXPECT_EQ(stolen.load() - stolen_while_owner_popped, left_for_thieves);
 }
 
-// The same stress with the asymmetric fence (membarrier) where the kernel has it.
+// The same stress with the asymmetric fence (membarrier) where the kernel has
+// it. Owners fence only while some thread is stealing: one thief stops
+// stealing (end_stealing) after every attempt, so its registration and
+// membarrier straddle the owner's pops again and again; the other after
+// every 64.
 #include "core/fences.hpp"
 TEST(Deque, ConcurrentWithAsymmetricFence) {
   if (!locus::detail::enable_asymmetric_fence()) GTEST_SKIP() << "kernel has no membarrier(PRIVATE_EXPEDITED)";
@@ -108,10 +112,14 @@ TEST(Deque, ConcurrentWithAsymmetricFence) {
   std::vector<std::atomic<int>> taken(items);
   work_deque d(4);
   std::atomic<bool> done{false};
-  std::thread thief([&] {
-    while (!done.load(std::memory_order_acquire))
+  auto thief = [&](int attempts_per_session) {
+    for (int attempt = 1; !done.load(std::memory_order_acquire); ++attempt) {
       if (frame* f = d.steal()) taken[f - frames.data()].fetch_add(1);
-  });
+      if (attempt % attempts_per_session == 0) locus::detail::end_stealing();
+    }
+    locus::detail::end_stealing();
+  };
+  std::thread thieves[] = {std::thread(thief, 1), std::thread(thief, 64)};
   int next = 0;
   while (next < items) {
     for (int k = 0; k < 5 && next < items; ++k) d.push(&frames[next++]);
@@ -121,7 +129,7 @@ TEST(Deque, ConcurrentWithAsymmetricFence) {
   while (frame* f = d.pop()) taken[f - frames.data()].fetch_add(1);
   while (!d.looks_empty()) std::this_thread::yield();
   done.store(true, std::memory_order_release);
-  thief.join();
+  for (auto& t : thieves) t.join();
   locus::detail::use_symmetric_fence();
   for (int i = 0; i < items; ++i) ASSERT_EQ(taken[i].load(), 1) << "frame " << i;
 }

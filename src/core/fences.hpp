@@ -8,5 +8,8 @@ namespace locus::detail {
 bool enable_asymmetric_fence() noexcept;
 void use_symmetric_fence() noexcept;
 bool asymmetric_fence_active() noexcept;
+// The calling thread stops stealing for now: owners need not fence for it
+// any more, and its next steal attempt pays membarrier again.
+void end_stealing() noexcept;
 
 }  // namespace locus::detail

@@ -39,12 +39,20 @@
 // warm_spin_factor times longer than LOCUS_SPIN_US before it sleeps, so the
 // workers of an iterative computation stay awake between its loops.
 //
+// Steal sessions (include/locus/detail/deque.hpp, asymmetric fence): a
+// worker's first steal attempt pays one membarrier and makes owners fence
+// their pops until its session ends: when it sleeps, when the pool stops,
+// or once it has fenced enough pops of its own (fences.cpp). A worker that
+// finds work keeps its session, so a worker of a fine-grained loop, back
+// to stealing every few microseconds, does not pay membarrier each time.
+//
 // Inboxes (inbox.hpp): before the policy's search round a worker takes a
 // frame posted to it (static loop blocks, loop-affinity sub-ranges); after a
 // round that found nothing it tries one random other worker's inbox, so
 // posted work never waits for a busy or descheduled worker.
 #include <cassert>
 
+#include "core/fences.hpp"
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
@@ -104,6 +112,7 @@ bool claim_parked(worker& w) noexcept {
 
 void sleep(worker& w, std::uint64_t nap_ns) {
   runtime_state& rt = *w.rt;
+  end_stealing();  // a sleeper steals nothing: owners need not fence for it
   // seq_cst: a policy that hands this worker a frame (a mailbox) stores it,
   // then reads park_word; one of the two sees the other.
   w.park_word.store(1, std::memory_order_seq_cst);
@@ -187,6 +196,7 @@ frame* find_work(worker& w) {
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found_at::nothing);
+      end_stealing();  // for good: a pool started later must not see us as a thief
       leave_searching(rt, w, false);
       return nullptr;
     }

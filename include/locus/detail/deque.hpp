@@ -14,15 +14,34 @@
 //
 // Asymmetric fence. pop() needs store-load ordering against steal(): the
 // owner's new bottom must be visible before it reads top. A seq_cst fence
-// (mfence on x86) on every pop is the dominant cost of the fast path. When
-// the kernel offers membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), the owner
-// uses only a compiler barrier and the thief pays instead: membarrier makes
-// every running thread of the process execute a full barrier before it
-// returns, so either the owner's store is visible to the thief's next read of
-// bottom, or the owner's read of top comes after the barrier and both sides
-// resolve the last element through the CAS on top. This moves the cost from
-// every pop to steal attempts on non-empty deques (the work-first principle).
-// The flag is chosen once when the pool starts (src/core/fences.cpp).
+// on every pop is the dominant cost of the fast path. When the kernel
+// offers membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), owners fence only
+// while some thread is stealing, and a thread pays one membarrier each time
+// it starts to steal, not one per attempt:
+//   - a thread about to make its first steal attempt adds itself to
+//     g_pop_fence_requests, then calls membarrier, which makes every running
+//     thread of the process execute a full barrier before it returns. A pop
+//     that read the count before that barrier has its store of bottom
+//     visible by the time the thief's attempts begin (the barrier drains
+//     it); every later pop reads the count as nonzero and fences. From then
+//     on both sides follow the symmetric protocol, so its attempts need only
+//     a fence of their own;
+//   - it takes itself off the count when its session ends: when it sleeps
+//     or the pool stops (end_stealing(), called by the scheduler), or once
+//     it has fenced steal_session_pops (fences.cpp) pops of its own since the session
+//     began. A thief that found work keeps its session: one back to
+//     stealing after a few microseconds of loop body pays no membarrier
+//     again, while one that found a long recursive computation soon has
+//     fenced enough pops to end its session, and the pops of everyone go
+//     fence-free again.
+// So a computation in which nobody steals pays neither a fence per pop nor
+// any membarrier. The first version called membarrier on every attempt on a
+// non-empty deque: each call interrupted every busy worker (an IPI, several
+// microseconds in a VM), and its latency let the owner's pop move top under
+// the thief's copy, so with short tasks most attempts failed. heat-l2 at 2
+// workers ran slower than serial, a 3-stage pipeline 2x slower than at 1
+// worker (commit message). The mode is chosen once when the pool starts
+// (src/core/fences.cpp); symmetric mode keeps the count above zero for good.
 #pragma once
 
 #include <atomic>
@@ -35,14 +54,18 @@
 
 namespace locus::detail {
 
-// True when pops must fence themselves (no membarrier, or turned off).
-extern bool g_deque_owner_fences;
-// The thief's side of the asymmetric fence.
-void deque_heavy_barrier() noexcept;
+// Why pops must fence now: nonzero while some thread is stealing under the
+// asymmetric fence, or for good in symmetric mode (src/core/fences.cpp).
+extern std::atomic<std::uint32_t> g_pop_fence_requests;
+// The thief's side: before it reads bottom.
+void deque_thief_fence() noexcept;
+// The owner's fence while someone steals; out of line, since it also
+// counts this thread's own steal session down.
+void deque_owner_fence_for_thieves() noexcept;
 
 inline void deque_owner_fence() noexcept {
-  if (g_deque_owner_fences) [[unlikely]]
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (g_pop_fence_requests.load(std::memory_order_relaxed) != 0)
+    deque_owner_fence_for_thieves();
   else
     std::atomic_signal_fence(std::memory_order_seq_cst);
 }
@@ -119,7 +142,7 @@ class work_deque {
     if (t >= bottom_.load(std::memory_order_acquire)) return nullptr;
     // Pairs with the owner's fence in pop(): our read of top comes before
     // our read of bottom, and the owner's last store of bottom is visible.
-    deque_heavy_barrier();
+    deque_thief_fence();
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return nullptr;
     frame* f = array_.load(std::memory_order_acquire)->get(t);
@@ -139,7 +162,7 @@ class work_deque {
   frame* steal_if(Pred&& pred) {
     std::int64_t t = top_.load(std::memory_order_acquire);
     if (t >= bottom_.load(std::memory_order_acquire)) return nullptr;
-    deque_heavy_barrier();  // as in steal()
+    deque_thief_fence();  // as in steal()
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return nullptr;
     ring* r = array_.load(std::memory_order_acquire);
