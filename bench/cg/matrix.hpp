@@ -1,17 +1,21 @@
-// cg: the NAS-CG-shaped matrix and the checks on a solve, shared by cg
-// (fork-join loops) and cg-graph (the same computation as a task graph).
+// cg: the NAS-CG-shaped problem (its parameters and matrix) and the checks
+// on a solve, shared by cg (fork-join loops) and cg-graph (the same
+// computation as a task graph).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cg/kernel.hpp"
+#include "common/harness.hpp"
 
 namespace cg {
 
@@ -89,6 +93,32 @@ inline csr_matrix make_matrix(std::int64_t n, std::int64_t nonzer, double shift,
     a.row_start.push_back(static_cast<std::int64_t>(a.column.size()));
   }
   return a;
+}
+
+// The problem both benchmarks solve: the matrix's parameters and the
+// power method's iteration counts, read from the benchmark's parameters.
+struct problem {
+  std::int64_t na, nonzer;
+  double shift;
+  std::int64_t outer, inner;
+  std::uint64_t seed;
+  csr_matrix matrix() const { return make_matrix(na, nonzer, shift, seed); }
+};
+
+inline problem read_problem(bench::size_class s, bench::params& p) {
+  problem r{};
+  r.na = p.get("na", 2000, 14000, 75000, s, "matrix rows (NAS na: class A 14000, B 75000, C 150000)", {2, INT32_MAX});
+  r.nonzer = p.get("nonzer", 7, 11, 13, s, "random entries per generating vector (NAS nonzer), fewer than na", {1});
+  r.shift = p.get_real("shift", 10, 20, 60, s, "diagonal = off-diagonal row sum + shift",
+                       {0, std::numeric_limits<double>::max()});
+  r.outer = p.get("outer", 2, 15, 40, s, "power-method steps (NAS niter: class A 15, B and C 75)", {1});
+  r.inner = p.get("inner", 25, 25, 25, s, "CG iterations per step (NAS cgitmax 25)", {1});
+  r.seed = static_cast<std::uint64_t>(
+      p.get("seed", 314159265, 314159265, 314159265, s, "random seed of the matrix", {0}));
+  if (r.nonzer >= r.na)
+    throw std::invalid_argument("nonzer=" + std::to_string(r.nonzer) + ", na=" + std::to_string(r.na) +
+                                ": nonzer must be less than na (distinct positions in a row)");
+  return r;
 }
 
 inline double norm(const std::vector<double>& v) {
