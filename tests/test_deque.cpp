@@ -133,3 +133,34 @@ TEST(Deque, ConcurrentWithAsymmetricFence) {
   locus::detail::use_symmetric_fence();
   for (int i = 0; i < items; ++i) ASSERT_EQ(taken[i].load(), 1) << "frame " << i;
 }
+
+// Steal sessions end with the pool: once a pool has stopped, no thread is
+// counted as stealing, so the pops of the next pool start fence-free. A
+// leaked session would not break correctness, only make every later pop
+// fence. Oversubscribed (6 workers) so that steals are likely; the test
+// does not need them to happen.
+#include "locus/locus.hpp"
+namespace {
+long fib_for_sessions(long n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  locus::fork_join([&] { a = fib_for_sessions(n - 1); }, [&] { b = fib_for_sessions(n - 2); });
+  return a + b;
+}
+}  // namespace
+
+TEST(Deque, StealSessionsEndWhenThePoolStops) {
+  for (int round = 0; round < 3; ++round) {
+    {
+      locus::runtime_options o;
+      o.workers = 6;
+      o.fence = "asymmetric";
+      locus::runtime rt(o);
+      if (!locus::detail::asymmetric_fence_active()) GTEST_SKIP() << "kernel has no membarrier(PRIVATE_EXPEDITED)";
+      long sum = 0;
+      locus::fork_join([&] { sum = fib_for_sessions(22); }, [] {});
+      ASSERT_EQ(sum, 17711);
+    }
+    EXPECT_EQ(locus::detail::g_pop_fence_requests.load(), 0u) << "round " << round;
+  }
+}
