@@ -9,9 +9,11 @@
 // replaces the global operator new with an allocator whose addresses depend
 // only on the sequence of allocations:
 //   - blocks of 64 KiB and more are mapped afresh with mmap, at offset 0 of
-//     a page;
+//     a page, and the simulator forgets their pages when they are freed;
 //   - smaller blocks come from size classes of 16 bytes, carved in order
-//     from 4 MiB mapped chunks and reused last-freed first.
+//     from 4 MiB mapped chunks and reused last-freed first;
+//   - over-aligned blocks (alignas(64) types) are large blocks whatever
+//     their size.
 // The sequence itself repeats: the simulation thread and the runner's
 // thread never allocate at the same time (the runner waits for the
 // simulation to be quiescent before it prepares a run). Blocks allocated
@@ -26,6 +28,8 @@
 #include <mutex>
 #include <new>
 #include <vector>
+
+#include <locus/annotate.hpp>
 
 namespace bench {
 void use_deterministic_heap();
@@ -129,6 +133,7 @@ void release(void* pointer) noexcept {
   auto* p = static_cast<char*>(pointer);
   heap& h = the_heap();
   if (!h.on.load(std::memory_order_relaxed)) return std::free(p);  // real threads: malloc only
+  std::size_t large_bytes = 0;
   {
     std::lock_guard lock(h.mutex);
     if (h.owns_small(p)) {
@@ -138,13 +143,18 @@ void release(void* pointer) noexcept {
     }
     auto it = std::lower_bound(h.larges.begin(), h.larges.end(), p,
                                [](const large& a, const char* b) { return a.address < b; });
-    if (it != h.larges.end() && it->address == p) {
-      munmap(p, it->bytes);
-      h.larges.erase(it);
-      return;
-    }
+    if (it == h.larges.end() || it->address != p) return std::free(p);
+    large_bytes = it->bytes;
+    h.larges.erase(it);
   }
-  std::free(p);
+  // The simulator forgets the pages before they are unmapped: a block
+  // mapped at the same address later is new memory to it, not the old
+  // block's simulated pages (whether the kernel reuses the address depends
+  // on where address-space randomization put the mappings). Outside the
+  // lock: from the runner's thread this waits for the simulation to be
+  // quiescent, and a simulated task may be waiting for the lock.
+  locus::detail::simulate_forget_pages(p, large_bytes);
+  munmap(p, large_bytes);
 }
 
 }  // namespace
@@ -152,6 +162,19 @@ void release(void* pointer) noexcept {
 void bench::use_deterministic_heap() {
   heap& h = the_heap();
   h.on.store(true, std::memory_order_relaxed);
+}
+
+// Over-aligned types (alignas(64) and more): glibc's aligned allocation
+// would put them where its heap has room, so on the simulator each is a
+// large block, mapped afresh at offset 0 of a page whatever its size (they
+// are few: per-worker and per-graph structures, arrays of padded partial
+// sums).
+static void* allocate_aligned(std::size_t bytes, std::align_val_t alignment) {
+  const auto align = static_cast<std::size_t>(alignment);
+  if (the_heap().on.load(std::memory_order_relaxed) && align <= 4096)
+    return allocate(std::max(bytes, large_block));
+  if (void* p = std::aligned_alloc(align, (std::max<std::size_t>(bytes, 1) + align - 1) / align * align)) return p;
+  throw std::bad_alloc();
 }
 
 void* operator new(std::size_t bytes) { return allocate(bytes); }
@@ -168,3 +191,20 @@ void operator delete(void* p) noexcept { release(p); }
 void operator delete[](void* p) noexcept { release(p); }
 void operator delete(void* p, std::size_t) noexcept { release(p); }
 void operator delete[](void* p, std::size_t) noexcept { release(p); }
+
+void* operator new(std::size_t bytes, std::align_val_t align) { return allocate_aligned(bytes, align); }
+void* operator new[](std::size_t bytes, std::align_val_t align) { return allocate_aligned(bytes, align); }
+void* operator new(std::size_t bytes, std::align_val_t align, const std::nothrow_t&) noexcept {
+  try {
+    return allocate_aligned(bytes, align);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t bytes, std::align_val_t align, const std::nothrow_t& tag) noexcept {
+  return operator new(bytes, align, tag);
+}
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
