@@ -28,8 +28,8 @@
 //     a fence of their own;
 //   - it takes itself off the count when its session ends: when it sleeps
 //     or the pool stops (end_stealing(), called by the scheduler), or once
-//     it has fenced steal_session_pops (fences.cpp) pops of its own since the session
-//     began. A thief that found work keeps its session: one back to
+//     it has fenced steal_session_pops (fences.cpp) pops of its own since
+//     the session began. A thief that found work keeps its session: one back to
 //     stealing after a few microseconds of loop body pays no membarrier
 //     again, while one that found a long recursive computation soon has
 //     fenced enough pops to end its session, and the pops of everyone go
