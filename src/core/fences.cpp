@@ -23,9 +23,8 @@ constexpr std::uint32_t symmetric_request = std::uint32_t{1} << 30;
 constexpr std::uint32_t steal_session_pops = 1024;
 
 bool g_asymmetric = false;
-// This thread's session: counted in g_pop_fence_requests, and the pops it
-// may still fence before the session ends (0: no session).
-thread_local bool t_in_session = false;
+// This thread's session: the pops it may still fence before the session
+// ends; nonzero while it is counted in g_pop_fence_requests.
 thread_local std::uint32_t t_session_pops_left = 0;
 
 long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
@@ -34,13 +33,12 @@ long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
 std::atomic<std::uint32_t> g_pop_fence_requests{symmetric_request};
 
 void deque_thief_fence() noexcept {
-  if (g_asymmetric && !t_in_session) {
+  if (g_asymmetric && t_session_pops_left == 0) {
     g_pop_fence_requests.fetch_add(1, std::memory_order_seq_cst);
     // Registered at start-up, so this cannot fail; if it ever does, pops
     // that read the count before it may not have fenced: stop rather
     // than race.
     if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0) __builtin_trap();
-    t_in_session = true;
     t_session_pops_left = steal_session_pops;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -48,12 +46,13 @@ void deque_thief_fence() noexcept {
 
 void deque_owner_fence_for_thieves() noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (t_in_session && --t_session_pops_left == 0) [[unlikely]] end_stealing();
+  if (t_session_pops_left != 0 && --t_session_pops_left == 0) [[unlikely]]
+    g_pop_fence_requests.fetch_sub(1, std::memory_order_release);  // the session's last fenced pop
 }
 
 void end_stealing() noexcept {
-  if (!t_in_session) return;
-  t_in_session = false;
+  if (t_session_pops_left == 0) return;
+  t_session_pops_left = 0;
   g_pop_fence_requests.fetch_sub(1, std::memory_order_release);
 }
 
