@@ -432,7 +432,8 @@ void sim_engine::access_range(virtual_worker& me, std::uint64_t at, std::uint64_
 // are the stream prefetcher's, prefetch_outstanding in flight instead of M.
 // Bandwidth: the batch also occupies the controllers and links it used
 // (sim/contention.hpp) from its issue time; it cannot end before they have
-// passed it.
+// passed it. Its write-backs occupy their home's controller and the links
+// to it, posted.
 void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail) {
   const sim::access_counts& c = b.counts;
   const std::uint64_t l1_hits = c[sim::served_by::l1];
@@ -462,15 +463,14 @@ void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequentia
     tail = static_cast<double>(slowest) * (1 - 1 / last_slots);
   }
   double done = static_cast<double>(me.clock) + issue;
-  if (contention_.enabled())
+  if (contention_.enabled()) {
     done = std::max(done, contention_.reserve_reads(me.node, static_cast<double>(me.clock), b.dram_by_home,
                                                     b.l3_by_node));
-  // Write-backs (b.writeback_by_home) are counted but not yet posted with
-  // contention_.reserve_writebacks: posting them takes a triad to 32 bytes
-  // of traffic per element, and three presets' one-socket triads then fall
-  // 18% below their calibration targets, which are controller peaks
-  // (docs/simulator.md, "The machine model"). They go in once the targets are
-  // sustained (STREAM-like) figures.
+    // The dirty blocks this batch's fills evicted are posted from its issue
+    // time: nobody waits for them, later requests queue behind them.
+    if (b.counts.writebacks != 0)
+      contention_.reserve_writebacks(me.node, static_cast<double>(me.clock), b.writeback_by_home);
+  }
   me.clock = static_cast<sim::cycles>(std::llround(done));
   count_served(me, b);
 }
