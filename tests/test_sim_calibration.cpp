@@ -5,11 +5,12 @@
 // within 15%:
 // - chase: the preset's DRAM latencies (published measurements, see
 //   docs/simulator.md);
-// - one socket: the controller's bandwidth (local) or the links' (remote),
-//   the vendor peaks the preset gives;
-// - one core: Little's law, the lines the prefetcher keeps in flight x the
-//   line size / the DRAM latency (a derived figure: the presets have no
-//   published single-core STREAM result).
+// - triads: the time their busiest resource needs for the traffic they made
+//   (reads and write-backs), at the preset's figures: the controller's and
+//   the links' vendor peaks, and for the reads in flight per core Little's
+//   law, the lines the prefetcher keeps in flight x the line size / the
+//   DRAM latency (a derived figure: the presets have no published
+//   single-core STREAM result).
 // The table the test prints is the one in docs/simulator.md.
 #include <gtest/gtest.h>
 
