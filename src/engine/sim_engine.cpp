@@ -156,9 +156,14 @@ void sim_engine::virtual_thread_entry(bctx::transfer_t t) {
 
 sim_engine::virtual_worker& sim_engine::current() { return *workers_[static_cast<std::size_t>(current_)]; }
 
-void sim_engine::settle_spawns(virtual_worker& w) {
-  if (w.view == nullptr) w.view = current_worker();
-  if (w.view == nullptr) return;
+// settle_spawns and yield_if_behind run at every engine call (charges,
+// clock reads, touches), most often with nothing to do: inline, so that
+// the common case costs no call (callgrind, docs/simulator.md "Speed").
+inline void sim_engine::settle_spawns(virtual_worker& w) {
+  if (w.view == nullptr) [[unlikely]] {
+    w.view = current_worker();
+    if (w.view == nullptr) return;
+  }
   const std::uint64_t spawns = w.view->spawns.read();
   w.clock += (spawns - w.spawns_charged) * (machine_.costs.deque_push + machine_.costs.deque_pop);
   w.spawns_charged = spawns;
@@ -166,12 +171,14 @@ void sim_engine::settle_spawns(virtual_worker& w) {
 
 // Another worker is earlier: it is the queue's first, and it changes
 // places with this one in the queue (one sift instead of a push and a pop).
-void sim_engine::yield_if_behind() {
+inline void sim_engine::yield_if_behind() {
   virtual_worker& me = current();
-  if (ready_.has_earlier(me.clock, current_)) {
-    me.st = state::ready;
-    resume(ready_.replace_first(current_, me.clock));
-  }
+  if (ready_.has_earlier(me.clock, current_)) give_way(me);
+}
+
+void sim_engine::give_way(virtual_worker& me) {
+  me.st = state::ready;
+  resume(ready_.replace_first(current_, me.clock));
 }
 
 void sim_engine::resume(int id) {

@@ -120,6 +120,9 @@ class sim_engine final : public engine {
   void settle_spawns(virtual_worker& w);
   // Gives way if another worker's clock is now earlier.
   void yield_if_behind();
+  // yield_if_behind's switch, out of line: the queue's first runs, `me`
+  // takes its place.
+  void give_way(virtual_worker& me);
   // The current worker cannot go on (it gave way, sleeps or finished): runs
   // the next one. Returns when the current worker is resumed.
   void run_next();
