@@ -117,6 +117,22 @@ TEST(SimEngine, EqualIndependentTasksDivideByP) {
   }
 }
 
+// Between computations nothing can come from outside until every worker
+// sleeps (engine::from_outside), so a worker left without work and without
+// a root in flight sleeps at once: were it to spin (LOCUS_SPIN_US, ten
+// times longer for a worker that just ran tasks), every root would cost
+// each of the 32 woken workers thousands of failed steal attempts, a
+// fiber switch each, in host time.
+TEST(SimEngine, NoSpinWhileNoRootIsInFlight) {
+  constexpr int workers = 32, roots = 20;
+  locus::runtime rt(simulated("numa-ws-4x8", workers));
+  locus::reset_stats();
+  for (int r = 0; r < roots; ++r) locus::parallel_for(0, workers, 1, [](int) { locus::compute(1000); });
+  const auto total = locus::get_stats().total();
+  EXPECT_LT(total.steal_attempts, std::uint64_t{100} * workers * roots) << "idle workers spun between roots";
+  EXPECT_GE(total.sleeps, std::uint64_t{workers} * (roots - 1)) << "every worker sleeps between roots";
+}
+
 TEST(SimEngine, OversubscribedWorkersShareCores) {
   // 12 workers on the 8 cores of the Nehalem preset.
   locus::runtime rt(simulated("tbb-numa-nehalem-2x4", 12));
