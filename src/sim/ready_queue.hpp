@@ -30,13 +30,7 @@ class ready_queue {
   // Room for workers 0 .. workers - 1; allocates once.
   void reserve(int workers) {
     if (workers > (1 << id_bits)) stop("more than 65536 virtual workers", 0);
-    // Twice the room needed (a worker is in the queue at most once): the
-    // block is then the size the earlier (time, id) pairs of 16 bytes
-    // took. Simulated addresses keep the host's offset within a page, so
-    // a different size here moves the host heap's later blocks and with
-    // them the simulated results of benchmarks run after it (seen on
-    // dtree, hull and others at --size tiny).
-    heap_.reserve(2 * static_cast<std::size_t>(workers));
+    heap_.reserve(static_cast<std::size_t>(workers));  // a worker is in the queue at most once
     where_.assign(static_cast<std::size_t>(workers), absent);
   }
 
