@@ -203,11 +203,11 @@ frame* find_work(worker& w) {
     now = eng.now_ns();
     // Under the simulator nothing comes from outside while a worker spins
     // (from_outside waits until every worker sleeps), so with no root in
-    // flight spinning cannot find work: sleep at once. Spinning on only
-    // delayed the next root by the warm spin (1 ms simulated per pass with
-    // the defaults) and cost the host a steal attempt and a fiber switch per
-    // spin for every woken worker.
-    const bool nothing_can_come = rt.cfg.simulate && rt.roots_in_flight.load(std::memory_order_relaxed) == 0;
+    // flight spinning cannot find work: sleep at once. Spinning on would
+    // only cost the host a steal attempt and a fiber switch per spin for
+    // every worker the last root woke.
+    const bool nothing_can_come =
+        eng.outside_waits_for_sleepers() && rt.roots_in_flight.load(std::memory_order_relaxed) == 0;
     if (now - spin_start < spin_ns && !nothing_can_come && !only_forbidden_work(rt, w)) {
       eng.relax(spins++);
       continue;

@@ -88,6 +88,9 @@ class engine {
   // first waits until every worker sleeps, so that what the outside does
   // lands at the same simulated moment every run.
   virtual void from_outside(void (*fn)(void*), void* arg) { fn(arg); }
+  // Whether from_outside waits until every worker sleeps: then, with no
+  // computation in flight, nothing can arrive while a worker spins.
+  virtual bool outside_waits_for_sleepers() const { return false; }
   // The same for a callable: run_from_outside([&] { ... }).
   template <class F>
   void run_from_outside(F&& f) {
