@@ -136,6 +136,7 @@ runtime_state::runtime_state(settings s)
 void runtime_state::build_policy_context(const policy_entry& entry) {
   for (auto& w : workers) policy_ctx.slots_.push_back({w.get(), &w->rng, w->counters.policy});
   policy_ctx.places_ = &places;
+  policy_ctx.topo_ = &cfg.topo;
   policy_ctx.eng_ = eng.get();
   for (const auto& op : entry.costs) policy_ctx.costs_.push_back(eng->declare_cost(op));
   policy_ctx.options_ = cfg.policy_options;

@@ -3,6 +3,9 @@
 //
 //   workers       each worker's view (deque, id, place, per-task context)
 //   places        placement and distances (topology.hpp)
+//   topo          the machine the workers run on (caches, packages), for
+//                 policies that size things by a cache (CATS: the shared
+//                 cache of a socket)
 //   option(name)  the policy's options as resolved from runtime_options::
 //                 policy_options, the environment and the defaults its
 //                 registry entry declares (already validated)
@@ -42,7 +45,7 @@
 namespace locus::detail {
 
 // How many counters one policy may declare (per worker storage is fixed).
-inline constexpr int max_policy_counters = 8;
+inline constexpr int max_policy_counters = 12;
 
 class policy_context {
  public:
@@ -55,6 +58,7 @@ class policy_context {
   int num_workers() const { return static_cast<int>(slots_.size()); }
   worker_view& worker_at(int id) const { return *slots_[static_cast<std::size_t>(id)].view; }
   const placement& places() const { return *places_; }
+  const topology& topo() const { return *topo_; }
 
   // The resolved value of one of the policy's own options. Asking for an
   // option the registry entry does not declare is a bug in the policy.
@@ -96,6 +100,7 @@ class policy_context {
   friend struct runtime_state;
   std::vector<worker_slot> slots_;
   const placement* places_ = nullptr;
+  const topology* topo_ = nullptr;
   engine* eng_ = nullptr;
   std::vector<cost_id> costs_;
   std::vector<std::pair<std::string, std::string>> options_;

@@ -1,0 +1,416 @@
+#include "policy/cats/cats.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "locus/errors.hpp"
+#include "topology/topology.hpp"
+
+namespace locus::detail {
+
+using cats::tier;
+using cats::task_id;
+
+namespace {
+
+// The task context's policy words (cats.hpp): the id in [0] and [2]; in
+// [1] the tier (top bits) and below it the number of children spawned so
+// far, or, for an intra-socket task, its socket.
+constexpr std::uint32_t tier_shift = 28;
+constexpr std::uint32_t low_mask = (std::uint32_t{1} << tier_shift) - 1;
+// frame::scratch of a leaf inter-socket task's own job (route_spawn); the
+// frames forked inside its subtree carry its tier too, but not this mark.
+constexpr std::uint16_t leaf_job = 1;
+
+task_id id_of(const task_context& c) { return c.policy[0] | (static_cast<task_id>(c.policy[2]) << 32); }
+void set_id(task_context& c, task_id id) {
+  c.policy[0] = static_cast<std::uint32_t>(id);
+  c.policy[2] = static_cast<std::uint32_t>(id >> 32);
+}
+tier tier_of(const task_context& c) { return static_cast<tier>((c.policy[1] >> tier_shift) & 3); }
+std::uint32_t low_of(const task_context& c) { return c.policy[1] & low_mask; }
+void set_tier(task_context& c, tier t, std::uint32_t low) {
+  c.policy[1] = (static_cast<std::uint32_t>(t) << tier_shift) | (low & low_mask);
+}
+
+// "6M", "512K", "6291456": bytes, > 0.
+std::uint64_t parse_bytes(std::string_view setting, std::string_view text) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  double scale = 1;
+  if (used > 0 && used + 1 == s.size()) {
+    switch (s.back()) {
+      case 'K': case 'k': scale = 1024.0; break;
+      case 'M': case 'm': scale = 1024.0 * 1024; break;
+      case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
+      default: used = 0;
+    }
+    if (used > 0) ++used;
+  }
+  if (used == 0 || used != s.size() || !(v > 0) || !std::isfinite(v * scale))
+    throw config_error(std::string(setting) + "=" + s +
+                       ": accepted are auto or a size in bytes > 0, with an optional K, M or G suffix (e.g. 6M)");
+  return static_cast<std::uint64_t>(v * scale);
+}
+
+double parse_misses(std::string_view setting, std::string_view text) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !(v >= 0) || !std::isfinite(v))
+    throw config_error(std::string(setting) + "=" + s +
+                       ": accepted is a number >= 0 of private-cache misses per microsecond (0: never CPU-bound)");
+  return v;
+}
+
+// The outermost cache holding `core`, or nullptr.
+const cache_info* outermost_cache(const topology& topo, int core) {
+  const cache_info* best = nullptr;
+  for (const auto& c : topo.caches)
+    for (int k : c.cores)
+      if (k == core && (best == nullptr || c.level > best->level)) best = &c;
+  return best;
+}
+
+}  // namespace
+
+cats_policy::cats_policy(policy_context& c)
+    : policy_defaults(c),
+      misses_(c.eng(), c.num_workers(), c.option("miss_source")),
+      cpu_bound_misses_(parse_misses("LOCUS_CATS_CPU_BOUND", c.option("cpu_bound_misses"))),
+      socket_of_(static_cast<std::size_t>(c.num_workers())),
+      state_(new worker_state[static_cast<std::size_t>(c.num_workers())]) {
+  // Sockets: workers grouped by the outermost cache their cores share.
+  std::vector<const cache_info*> key_of_socket;
+  const cache_info* first_cache = nullptr;
+  for (int w = 0; w < c.num_workers(); ++w) {
+    const cache_info* llc = outermost_cache(c.topo(), c.places().worker_core[static_cast<std::size_t>(w)]);
+    if (w == 0) first_cache = llc;
+    std::size_t s = 0;
+    while (s < key_of_socket.size() && key_of_socket[s] != llc) ++s;
+    if (s == key_of_socket.size()) {
+      key_of_socket.push_back(llc);
+      sockets_.push_back(std::make_unique<socket_state>());
+    }
+    sockets_[s]->workers.push_back(w);
+    socket_of_[static_cast<std::size_t>(w)] = static_cast<int>(s);
+  }
+  const std::string& cache = c.option("shared_cache");
+  if (cache != "auto") {
+    shared_cache_ = parse_bytes("LOCUS_CATS_SHARED_CACHE", cache);
+  } else if (first_cache != nullptr) {
+    shared_cache_ = first_cache->size_bytes;  // section 3.2.2: from the machine (the paper: /proc/cpuinfo)
+  } else {
+    throw config_error("LOCUS_POLICY=cats: the topology lists no cache to size intra-socket subtrees by; "
+                       "set LOCUS_CATS_SHARED_CACHE (e.g. 6M)");
+  }
+  if (misses_.kind() == cats::source_kind::none) {
+    mode_.store(static_cast<int>(mode::plain));
+    return;  // no hooks: plain work stealing at its own cost
+  }
+  for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_task_events;
+}
+
+void cats_policy::set_mode(mode m) {
+  mode_.store(static_cast<int>(m), std::memory_order_seq_cst);
+  // What workers may take changed (may_take): let sleepers look again.
+  for (int w = 0; w < ctx->num_workers(); ++w) ctx->wake(ctx->worker_at(w));
+}
+
+// ------------------------------------------------------------ profiling
+
+void cats_policy::switch_task(worker_view& w, bool measuring, task_id next) {
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  if (st.measuring || measuring) {
+    const std::uint64_t m = misses_.read(w.id);
+    const std::uint64_t t = ctx->eng().now_ns();
+    if (st.measuring) table_.credit(st.current, m - st.misses, misses_.bytes_per_miss(), t - st.ns);
+    st.misses = m;
+    st.ns = t;
+  }
+  st.measuring = measuring;
+  st.current = next;
+}
+
+void cats_policy::on_task(worker_view& w, task_event e, const frame* f) {
+  if (current_mode() == mode::profiling) {
+    // A job begins, a continuation resumes: its strands run here now.
+    if (e == task_event::begin || e == task_event::resume) return switch_task(w, true, id_of(f->ctx));
+    return switch_task(w, false, 0);
+  }
+  if (state_[static_cast<std::size_t>(w.id)].measuring) switch_task(w, false, 0);
+  if (f == nullptr || (e != task_event::begin && e != task_event::resume)) return;
+  // The checks of section 3.3's two rules, counted (tests expect zeros).
+  const tier t = tier_of(f->ctx);
+  if (t == tier::leaf && e == task_event::begin && f->scratch == leaf_job) {
+    // A subtree starts: what it forks carries its socket (w.ctx is the
+    // job's context now, inherited by its frames).
+    set_tier(w.ctx, tier::leaf, static_cast<std::uint32_t>(socket_of(w.id)));
+    socket_state& s = *sockets_[static_cast<std::size_t>(socket_of(w.id))];
+    if (s.running.fetch_add(1, std::memory_order_acq_rel) != 0) ctx->count(w, subtree_overlaps);
+    return;
+  }
+  if ((t == tier::intra || t == tier::leaf) && static_cast<int>(low_of(f->ctx)) != socket_of(w.id))
+    ctx->count(w, intra_escapes);
+}
+
+// Figure 6 on each spawn; in the first iteration, ids and parent-first.
+share_route cats_policy::share_work(worker_view& w, const task_context& group, task_context& child, double, double) {
+  mode m = current_mode();
+  if (m == mode::plain) return share_route::local;
+  const tier running = tier_of(w.ctx);
+  if (m == mode::partitioned && (running == tier::leaf || running == tier::intra)) {
+    // Below a leaf inter-socket task: intra-socket, child-first, no lookup.
+    set_tier(child, tier::intra, static_cast<std::uint32_t>(socket_of(w.id)));
+    return share_route::local;
+  }
+  // fork_join asks first whether its task spreads (the group is then the
+  // running context itself); the branches are then spawned and asked each.
+  if (&group == &w.ctx) return share_route::away;
+  const std::uint32_t index = (low_of(w.ctx) + 1) & low_mask;
+  set_tier(w.ctx, running, index);  // the parent's count of children: S_i's i
+  const task_id id = cats::child_id(id_of(w.ctx), index);
+  set_id(child, id);
+  set_tier(child, tier::unknown, 0);
+  if (m == mode::profiling) {
+    if (!table_.completed(id)) return share_route::away;  // section 3.4: parent-first while profiling
+    finish_profile(w);                                   // section 3.2.2: the second iteration begins
+    m = current_mode();
+    if (m == mode::plain) return share_route::local;
+  }
+  std::uint64_t parent_soid = shared_cache_;  // an inter-socket parent's is at least that
+  if (running == tier::unknown) {             // a root, or spawned before the partition
+    const auto s = table_.soid(id_of(w.ctx));
+    if (!s) {
+      missing_from_profile(w);
+      set_tier(child, tier::leaf, 0);
+      return share_route::away;
+    }
+    parent_soid = *s;
+  }
+  const auto s = table_.soid(id);
+  const tier t = s ? cats::classify(parent_soid, *s, shared_cache_) : tier::leaf;
+  if (!s) missing_from_profile(w);
+  if (t == tier::intra) {
+    set_tier(child, tier::intra, static_cast<std::uint32_t>(socket_of(w.id)));
+    return share_route::local;  // section 3.5: child-first into the intra-socket pool
+  }
+  set_tier(child, t, 0);
+  return share_route::away;  // parent-first into the inter-socket pool (route_spawn)
+}
+
+void cats_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
+  if (child == nullptr) return;
+  const tier t = tier_of(*child);
+  if (t == tier::unknown) {  // profiled: its SOID is final; Eq. (1) adds it to its parent's
+    switch_task(w, state_[static_cast<std::size_t>(w.id)].measuring, id_of(group));
+    table_.complete(id_of(*child), id_of(group));
+    ctx->count(w, misses_.kind() == cats::source_kind::perf ? profiled_perf : profiled_simulator);
+    return;
+  }
+  if (t != tier::leaf) return;
+  // The socket's intra-socket subtree is done: its head may start the next.
+  const int home = socket_of(w.id);
+  socket_state& s = *sockets_[static_cast<std::size_t>(home)];
+  s.running.fetch_sub(1, std::memory_order_acq_rel);
+  s.active.fetch_sub(1, std::memory_order_seq_cst);
+  if (s.workers.front() != w.id) ctx->wake(ctx->worker_at(s.workers.front()));
+}
+
+void cats_policy::finish_profile(worker_view& w) {
+  std::lock_guard guard(profile_lock_);
+  if (current_mode() != mode::profiling) return;
+  if (cpu_bound_misses_ > 0 && table_.cpu_bound(cpu_bound_misses_)) {
+    ctx->count(w, cpu_bound);
+    set_mode(mode::plain);  // section 3.5: plain task stealing, child-first
+    return;
+  }
+  ctx->count(w, partitions);
+  set_mode(mode::partitioned);
+}
+
+void cats_policy::missing_from_profile(worker_view&) { reprofile_.store(true, std::memory_order_relaxed); }
+
+// ------------------------------------------------------------ pools
+
+void cats_policy::route_spawn(worker_view& w, frame* f) {
+  const tier t = tier_of(f->ctx);
+  if (t != tier::inter && t != tier::leaf) return push_own(w, f);  // profiling: parent-first, own deque
+  const int home = socket_of(w.id);
+  socket_state& s = *sockets_[static_cast<std::size_t>(home)];
+  f->scratch = t == tier::leaf ? leaf_job : 0;
+  {
+    std::lock_guard guard(s.lock);
+    s.pool.push_back(f);
+    if (t == tier::leaf) s.leaves_in_pool.fetch_add(1, std::memory_order_relaxed);
+    // seq_cst: pairs with has_work_for's load before a head sleeps.
+    s.count.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ctx->count(w, inter_spawns);
+  wake_heads(home);
+}
+
+// The socket's head, or if it is awake already, some other socket's.
+void cats_policy::wake_heads(int first) {
+  const int n = num_sockets();
+  for (int i = 0; i < n; ++i) {
+    const int head = sockets_[static_cast<std::size_t>((first + i) % n)]->workers.front();
+    if (ctx->wake(ctx->worker_at(head))) return;
+  }
+}
+
+// Own pool from its back (newest first), another's from its front; a leaf
+// inter-socket task only if w's socket runs no subtree (section 3.3).
+frame* cats_policy::take_from_pool(worker_view& w, socket_state& s, bool own) {
+  if (s.count.load(std::memory_order_acquire) == 0) return nullptr;
+  socket_state& home = *sockets_[static_cast<std::size_t>(socket_of(w.id))];
+  std::lock_guard guard(s.lock);
+  const bool leaf_ok = home.active.load(std::memory_order_acquire) == 0;
+  const std::size_t n = s.pool.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = own ? n - 1 - k : k;
+    frame* f = s.pool[i];
+    const bool leaf = tier_of(f->ctx) == tier::leaf;
+    if (leaf && !leaf_ok) continue;
+    s.pool.erase(s.pool.begin() + static_cast<std::ptrdiff_t>(i));
+    s.count.fetch_sub(1, std::memory_order_relaxed);
+    if (leaf) {
+      s.leaves_in_pool.fetch_sub(1, std::memory_order_relaxed);
+      home.active.fetch_add(1, std::memory_order_acq_rel);  // under s.lock: one taker decides at a time
+      ctx->count(w, subtrees);
+    }
+    if (!own) ctx->count(w, pool_steals);
+    return f;
+  }
+  return nullptr;
+}
+
+// ------------------------------------------------------------ stealing
+
+worker_view* cats_policy::choose_victim(worker_view& thief) {
+  const int n = ctx->num_workers();
+  if (n < 2) return nullptr;
+  int v = static_cast<int>(ctx->rng(thief).below(static_cast<std::uint64_t>(n - 1)));
+  if (v >= thief.id) ++v;
+  return &ctx->worker_at(v);
+}
+
+search_result cats_policy::find_work(worker_view& w) {
+  if (current_mode() == mode::plain && misses_.kind() == cats::source_kind::none && w.id == 0 &&
+      !announced_.exchange(true, std::memory_order_relaxed))
+    ctx->count(w, no_miss_source);
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
+  const int home = socket_of(w.id);
+  const int n = num_sockets();
+  if (current_mode() != mode::partitioned) {
+    // Ordinary work stealing (the first iteration, or a CPU-bound
+    // program); pools left from an earlier partition are drained first.
+    for (int i = 0; i < n; ++i)
+      if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>((home + i) % n)], i == 0))
+        return {f, found_at::policy};
+    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
+    return default_search(*this, *ctx, w);
+  }
+  // Section 3.3: the socket's other intra-socket pools...
+  const auto& mates = sockets_[static_cast<std::size_t>(home)]->workers;
+  if (mates.size() > 1) {
+    const std::size_t start = ctx->rng(w).below(mates.size());
+    for (std::size_t k = 0; k < mates.size(); ++k) {
+      worker_view& victim = ctx->worker_at(mates[(start + k) % mates.size()]);
+      if (&victim == &w) continue;
+      ctx->steal_attempt(w, victim);
+      if (frame* f = victim.deque.steal()) {
+        ctx->stole(w);
+        return {f, found_at::steal};
+      }
+    }
+  }
+  if (!is_head(w.id)) return {};
+  // ...then, for the head core, its inter-socket pool, new roots, and other
+  // sockets' inter-socket pools.
+  if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>(home)], true)) return {f, found_at::policy};
+  if (frame* f = ctx->take_root(w)) {
+    if (reprofile_.exchange(false, std::memory_order_acq_rel)) {
+      // A spawned id was missing from the profile: this root starts a new one.
+      table_.clear();
+      ctx->count(w, reprofiles);
+      set_mode(mode::profiling);
+    }
+    return {f, found_at::roots};
+  }
+  const std::size_t start = n > 1 ? ctx->rng(w).below(static_cast<std::uint64_t>(n - 1)) : 0;
+  for (int k = 0; k + 1 < n; ++k) {
+    const int other = (home + 1 + static_cast<int>((start + static_cast<std::size_t>(k)) % static_cast<std::size_t>(n - 1))) % n;
+    if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>(other)], false)) return {f, found_at::policy};
+  }
+  return {};
+}
+
+bool cats_policy::has_work_for(worker_view& w) {
+  if (current_mode() == mode::partitioned && !is_head(w.id)) return false;
+  const bool leaf_ok = sockets_[static_cast<std::size_t>(socket_of(w.id))]->active.load(std::memory_order_seq_cst) == 0;
+  for (const auto& s : sockets_) {
+    const int count = s->count.load(std::memory_order_seq_cst);
+    const int leaves = s->leaves_in_pool.load(std::memory_order_relaxed);
+    if (count > leaves || (leaves > 0 && leaf_ok)) return true;
+  }
+  return false;
+}
+
+// Partitioned: intra-socket work stays in its socket, and root tasks go to
+// heads.
+bool cats_policy::may_take(const worker_view& w, const worker_view* owner) {
+  if (current_mode() != mode::partitioned) return true;
+  if (owner == nullptr) return is_head(w.id);
+  return socket_of(owner->id) == socket_of(w.id);
+}
+
+policy_entry cats_entry() {
+  return {
+      .name = "cats",
+      .make = &make_policy_of<cats_policy>,
+      .options = {{.name = "shared_cache",
+                   .env = "LOCUS_CATS_SHARED_CACHE",
+                   .accepted = "auto, or a size in bytes with an optional K, M or G suffix (e.g. 6M)",
+                   .default_value = "auto",
+                   .help = "the shared cache an intra-socket subtree must fit (section 3.2.2); auto: the "
+                           "outermost cache of the first worker's core",
+                   .check = [](std::string_view s, std::string_view v) {
+                     if (v != "auto") parse_bytes(s, v);
+                   }},
+                  {.name = "cpu_bound_misses",
+                   .env = "LOCUS_CATS_CPU_BOUND",
+                   .accepted = "a number >= 0 (0: never judge a program CPU-bound)",
+                   .default_value = "10",
+                   .help = "private-cache misses per microsecond below which a task is CPU-bound (section 3.5); "
+                           "most tasks CPU-bound: plain work stealing",
+                   .check = [](std::string_view s, std::string_view v) { parse_misses(s, v); }},
+                  {.name = "miss_source",
+                   .env = "LOCUS_CATS_MISS_SOURCE",
+                   .accepted = "auto, simulator, perf or none",
+                   .default_value = "auto",
+                   .help = "where the profile's cache misses come from (section 3.2.1); auto: the simulator's "
+                           "counts, else hardware counters, else none (CATS then runs as ws)",
+                   .check = [](std::string_view s, std::string_view v) {
+                     if (v != "auto" && v != "simulator" && v != "perf" && v != "none")
+                       throw config_error(std::string(s) + "=" + std::string(v) +
+                                          ": accepted are auto, simulator, perf and none");
+                   }}},
+      // In the order of cats_policy::counter.
+      .counters = {"profiled_simulator", "profiled_perf", "no_miss_source", "cpu_bound", "partitions",
+                   "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps"},
+  };
+}
+
+}  // namespace locus::detail

@@ -1,0 +1,59 @@
+// Where CATS's private-cache misses come from (section 3.2.1), in order of
+// preference:
+//   simulator  the simulator's per-worker counts (LOCUS_ENGINE=sim): every
+//              access served beyond the private caches (L3, a remote L3,
+//              DRAM), in the simulator's unit of access;
+//   perf       the kernel's hardware counters through perf_event_open: the
+//              generic PERF_COUNT_HW_CACHE_MISSES event of each worker's
+//              thread (the last-level cache on most CPUs: the paper's
+//              private L2 event, 07Eh/02h on the Opteron 8380, has no
+//              generic name), counted in cache lines;
+//   none       neither works (no simulator; no PMU, as in most VMs, or
+//              perf_event_paranoid forbids it): CATS says so and schedules
+//              as plain work stealing. Nothing is made up.
+// A worker reads only its own count, on its own thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace locus::detail {
+class engine;
+}
+
+namespace locus::detail::cats {
+
+enum class source_kind { simulator, perf, none };
+const char* to_string(source_kind k);
+
+class miss_source {
+ public:
+  // `wanted`: "auto" (the first that works), "simulator", "perf" or "none".
+  // Throws config_error when a named source cannot be used here.
+  miss_source(engine& eng, int workers, const std::string& wanted);
+  ~miss_source();
+  miss_source(const miss_source&) = delete;
+  miss_source& operator=(const miss_source&) = delete;
+
+  source_kind kind() const { return kind_; }
+  // Why perf could not be used (empty if it was not tried or works).
+  const std::string& perf_error() const { return perf_error_; }
+  std::uint64_t bytes_per_miss() const { return unit_; }
+  // Worker w's misses so far (any fixed origin); on w's thread only.
+  std::uint64_t read(int w);
+
+ private:
+  // Opens a counter for the calling thread; -1 and perf_error_ if it cannot.
+  int open_perf();
+
+  engine* eng_;
+  source_kind kind_ = source_kind::none;
+  std::uint64_t unit_ = 64;
+  std::vector<int> counted_;                  // simulator: the counters that are misses
+  std::vector<std::vector<std::uint64_t>> buffers_;  // simulator: per worker
+  std::vector<int> fds_;                      // perf: per worker, -2 until opened
+  std::string perf_error_;
+};
+
+}  // namespace locus::detail::cats

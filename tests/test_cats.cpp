@@ -1,0 +1,300 @@
+// The cats policy (seed 002, section 3): the SOID arithmetic of Eq. (1),
+// the partition of figure 6, spawn-path ids that repeat from one iteration
+// to the next (fork_join and task_group), the bi-tier rules under the
+// simulator (intra-socket tasks stay in their socket, one subtree per
+// socket at a time), the CPU-bound fallback, the miss sources, the
+// settings, and random programs against their serial result.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "locus/locus.hpp"
+#include "policy/cats/profile.hpp"
+#include "support/random_tree.hpp"
+
+namespace {
+
+namespace cats = locus::detail::cats;
+
+// ---------------------------------------------------------------- profile
+
+// Figure 5's shape: root r with children a and b; a with leaves a1, a2.
+TEST(CatsProfile, SoidIsOwnBytesPlusChildrenSoids) {
+  cats::soid_table t;
+  const cats::task_id r = cats::root_id, a = cats::child_id(r, 1), b = cats::child_id(r, 2);
+  const cats::task_id a1 = cats::child_id(a, 1), a2 = cats::child_id(a, 2);
+  t.credit(r, 1, 64, 10);   // 64 bytes of its own
+  t.credit(a, 2, 64, 10);   // 128
+  t.credit(a1, 10, 64, 10);  // 640
+  t.credit(a2, 20, 64, 10);  // 1280
+  t.credit(a1, 5, 64, 10);   // a1 again (another strand): 960 in all
+  t.credit(b, 100, 64, 10);  // 6400
+  EXPECT_FALSE(t.completed(a1));
+  EXPECT_EQ(t.complete(a1, a), 960u);
+  EXPECT_EQ(t.complete(a2, a), 1280u);
+  EXPECT_EQ(t.complete(a, r), 128u + 960 + 1280);
+  EXPECT_EQ(t.complete(b, r), 6400u);
+  EXPECT_TRUE(t.completed(a1));
+  EXPECT_EQ(*t.soid(r), 64u + 128 + 960 + 1280 + 6400);
+  EXPECT_FALSE(t.soid(cats::child_id(b, 1)).has_value());
+  t.clear();
+  EXPECT_EQ(t.size(), 0u);
+}
+
+TEST(CatsProfile, IdsOfDifferentPathsDiffer) {
+  // S_i for the first levels of a tree with fan-out 8: all distinct, and
+  // none is the root's.
+  std::vector<cats::task_id> seen{cats::root_id};
+  std::vector<cats::task_id> level{cats::root_id};
+  for (int depth = 0; depth < 4; ++depth) {
+    std::vector<cats::task_id> next;
+    for (cats::task_id p : level)
+      for (std::uint32_t i = 1; i <= 8; ++i) next.push_back(cats::child_id(p, i));
+    seen.insert(seen.end(), next.begin(), next.end());
+    level = next;
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+}
+
+// Figure 6 on a hand-built tree: SOIDs 48 > 20, 20 > 12, 28 > 8 and 8 > 2,
+// 4 with a shared cache of 16: the root and its child of 20 and 28 are
+// inter-socket; 12 (under 20) and 8 (under 28) are leaf inter-socket
+// tasks; 2 and 4 (under 8) intra-socket.
+TEST(CatsProfile, PartitionFollowsFigure6) {
+  constexpr std::uint64_t cache = 16;
+  EXPECT_EQ(cats::classify(48, 20, cache), cats::tier::inter);  // (a)
+  EXPECT_EQ(cats::classify(48, 28, cache), cats::tier::inter);
+  EXPECT_EQ(cats::classify(20, 12, cache), cats::tier::leaf);   // (b)
+  EXPECT_EQ(cats::classify(28, 8, cache), cats::tier::leaf);
+  EXPECT_EQ(cats::classify(8, 2, cache), cats::tier::intra);    // (c)
+  EXPECT_EQ(cats::classify(8, 4, cache), cats::tier::intra);
+  EXPECT_EQ(cats::classify(16, 16, cache), cats::tier::inter);  // a subtree the cache's size does not fit
+  EXPECT_EQ(cats::classify(15, 15, cache), cats::tier::intra);
+}
+
+TEST(CatsProfile, CpuBoundWhenMostWorkingTasksMissLittle) {
+  cats::soid_table t;
+  // Three tasks of 10 us each: two with 5 misses (0.5 per us), one with
+  // 500 (50 per us); a spawn-only task of 100 ns with 100 misses is not
+  // counted.
+  t.credit(cats::child_id(0, 1), 5, 64, 10000);
+  t.credit(cats::child_id(0, 2), 5, 64, 10000);
+  t.credit(cats::child_id(0, 3), 500, 64, 10000);
+  t.credit(cats::root_id, 100, 64, 100);
+  EXPECT_TRUE(t.cpu_bound(10));
+  EXPECT_FALSE(t.cpu_bound(0.4));
+  t.credit(cats::child_id(0, 4), 900, 64, 10000);
+  EXPECT_FALSE(t.cpu_bound(10)) << "two of four working tasks is not most";
+  EXPECT_FALSE(cats::soid_table{}.cpu_bound(10)) << "no working task: not CPU-bound";
+}
+
+// ---------------------------------------------------------------- a stencil under the simulator
+
+std::uint64_t counter(const locus::stats& s, const char* name) { return s.total().counter(name); }
+
+// Five-point Jacobi sweeps over rows [1, rows-1) of a rows x cols grid,
+// split in halves down to 8 rows (CATS section 4.2's cut-off), each step a
+// root task from this thread (an iteration). Leaves declare their reads and
+// writes to the simulator.
+struct stencil {
+  int rows, cols;
+  bool groups;  // task_group instead of fork_join
+  std::vector<double> a, b;
+
+  stencil(int r, int c, bool g) : rows(r), cols(c), groups(g), a(std::size_t(r) * std::size_t(c)), b(a.size()) {
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = b[i] = 1.0 + static_cast<double>(i % 97) / 97.0;
+  }
+
+  static void sweep(const std::vector<double>& src, std::vector<double>& dst, int cols, int lo, int hi) {
+    locus::touch(&src[std::size_t(lo - 1) * std::size_t(cols)], std::size_t(hi - lo + 2) * std::size_t(cols) * 8);
+    locus::touch(&dst[std::size_t(lo) * std::size_t(cols)], std::size_t(hi - lo) * std::size_t(cols) * 8,
+                 locus::access::write);
+    locus::compute(std::uint64_t(hi - lo) * std::uint64_t(cols) * 5);
+    for (int r = lo; r < hi; ++r)
+      for (int c = 1; c + 1 < cols; ++c) {
+        const std::size_t i = std::size_t(r) * std::size_t(cols) + std::size_t(c);
+        dst[i] = src[i] + 0.2 * (src[i - 1] + src[i + 1] + src[i - std::size_t(cols)] + src[i + std::size_t(cols)] -
+                                 4 * src[i]);
+      }
+  }
+
+  void recurse(const std::vector<double>& src, std::vector<double>& dst, int lo, int hi, bool parallel) {
+    if (hi - lo <= 8) return sweep(src, dst, cols, lo, hi);
+    const int mid = lo + (hi - lo) / 2;
+    if (!parallel) {
+      recurse(src, dst, lo, mid, false);
+      recurse(src, dst, mid, hi, false);
+    } else if (groups) {
+      locus::task_group g;
+      g.spawn([&] { recurse(src, dst, lo, mid, true); });
+      g.spawn([&] { recurse(src, dst, mid, hi, true); });
+      g.sync();
+    } else {
+      locus::fork_join([&] { recurse(src, dst, lo, mid, true); }, [&] { recurse(src, dst, mid, hi, true); });
+    }
+  }
+
+  void run(int steps, bool parallel) {
+    for (int s = 0; s < steps; ++s) {
+      auto& src = s % 2 == 0 ? a : b;
+      auto& dst = s % 2 == 0 ? b : a;
+      const int mid = rows / 2;
+      if (parallel)
+        locus::fork_join([&] { recurse(src, dst, 1, mid, true); }, [&] { recurse(src, dst, mid, rows - 1, true); });
+      else
+        recurse(src, dst, 1, rows - 1, false);
+    }
+  }
+};
+
+locus::runtime_options on_opteron(int workers, std::uint64_t seed) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "cats-opteron-4x4";  // 4 sockets of 4 cores, 6 MB L3 each
+  o.policy = "cats";
+  o.workers = workers;
+  o.seed = seed;
+  return o;
+}
+
+void check_stencil_partitions(bool groups) {
+  // 2048 x 512 doubles, two grids: 16 MB in all, so the root and its
+  // halves are inter-socket and the quarters (4 MB) leaf inter-socket tasks.
+  stencil serial(2048, 512, groups), par(2048, 512, groups);
+  serial.run(4, false);
+  {
+    locus::runtime rt(on_opteron(16, 3));
+    par.run(4, true);
+    const locus::stats s = locus::get_stats();
+    EXPECT_GT(counter(s, "profiled_simulator"), 400u) << "iteration one profiles every task";
+    EXPECT_EQ(counter(s, "partitions"), 1u);
+    EXPECT_EQ(counter(s, "reprofiles"), 0u) << "every id of iterations 2-4 was found: ids repeat";
+    EXPECT_EQ(counter(s, "cpu_bound"), 0u);
+    // 2 inter-socket tasks and 4 leaves per step, in 3 partitioned steps.
+    EXPECT_EQ(counter(s, "inter_spawns"), 3u * 6u);
+    EXPECT_EQ(counter(s, "subtrees"), 3u * 4u);
+    EXPECT_EQ(counter(s, "intra_escapes"), 0u);
+    EXPECT_EQ(counter(s, "subtree_overlaps"), 0u);
+  }
+  EXPECT_EQ(par.a, serial.a);
+  EXPECT_EQ(par.b, serial.b);
+}
+
+TEST(CatsSimulated, ForkJoinStencilIsPartitionedAfterOneIteration) { check_stencil_partitions(false); }
+TEST(CatsSimulated, TaskGroupStencilIsPartitionedAfterOneIteration) { check_stencil_partitions(true); }
+
+TEST(CatsSimulated, IntraSocketWorkStaysInItsSocketUnderManySeeds) {
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    stencil par(1024, 512, seed % 2 == 0);
+    locus::runtime_options o = on_opteron(static_cast<int>(4 + seed * 2), seed);
+    o.policy_options = {{"shared_cache", "1M"}};  // leaves of 512 KB: many subtrees per socket
+    locus::runtime rt(o);
+    par.run(3, true);
+    const locus::stats s = locus::get_stats();
+    EXPECT_EQ(counter(s, "partitions"), 1u) << "seed " << seed;
+    EXPECT_GT(counter(s, "subtrees"), 8u) << "seed " << seed;
+    EXPECT_EQ(counter(s, "intra_escapes"), 0u) << "seed " << seed;
+    EXPECT_EQ(counter(s, "subtree_overlaps"), 0u) << "seed " << seed;
+  }
+}
+
+TEST(CatsSimulated, CpuBoundProgramRunsAsWorkStealing) {
+  random_tree::tree t{42, 5, false};
+  locus::runtime rt(on_opteron(16, 1));
+  for (int i = 0; i < 3; ++i) random_tree::check_tree(t, i);
+  const locus::stats s = locus::get_stats();
+  EXPECT_EQ(counter(s, "cpu_bound"), 1u) << "no task touches memory";
+  EXPECT_EQ(counter(s, "partitions"), 0u);
+  EXPECT_EQ(counter(s, "inter_spawns"), 0u);
+}
+
+// ---------------------------------------------------------------- sources and settings
+
+TEST(CatsSettings, BadValuesAreRejectedByName) {
+  for (auto [name, value] : {std::pair{"shared_cache", "6X"},
+                                  std::pair{"shared_cache", "0"},
+                                  std::pair{"cpu_bound_misses", "-1"},
+                                  std::pair{"miss_source", "pmu"}}) {
+    locus::runtime_options o;
+    o.policy = "cats";
+    o.workers = 2;
+    o.policy_options = {{name, value}};
+    try {
+      locus::runtime rt(o);
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const locus::config_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(value), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CatsSettings, SimulatorSourceNeedsTheSimulator) {
+  locus::runtime_options o;
+  o.policy = "cats";
+  o.workers = 2;
+  o.policy_options = {{"miss_source", "simulator"}};
+  EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+}
+
+// On threads the source is perf if this machine's kernel gives hardware
+// counters, else none: then CATS says so and is plain work stealing.
+TEST(CatsThreads, SaysWhichMissSourceItUses) {
+  stencil serial(256, 512, false), par(256, 512, false);
+  serial.run(3, false);
+  {
+    locus::runtime_options o;
+    o.policy = "cats";
+    o.workers = 2;
+    locus::runtime rt(o);
+    par.run(3, true);
+    const locus::stats s = locus::get_stats();
+    const bool perf = counter(s, "profiled_perf") > 0;
+    EXPECT_EQ(counter(s, "no_miss_source"), perf ? 0u : 1u);
+    EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
+  }
+  EXPECT_EQ(par.a, serial.a);
+}
+
+// ---------------------------------------------------------------- random programs
+
+// Each tree runs twice: profiled, then scheduled from its profile. Memory
+// is never touched, so without cpu_bound_misses=0 the second run would be
+// plain work stealing.
+TEST(CatsRandomTrees, MatchSerialOnOneToSixteenSimulatedWorkers) {
+  const int seeds = random_tree::seeds_from("LOCUS_CATS_SIM_SEEDS", 48);
+  for (int s = 0; s < seeds; ++s) {
+    locus::runtime_options o = on_opteron(1 + s % 16, static_cast<std::uint64_t>(s) + 1);
+    o.policy_options = {{"cpu_bound_misses", "0"}};
+    locus::runtime rt(o);
+    random_tree::tree t{static_cast<std::uint64_t>(s) * 7919 + 13, 3 + s % 3, true};
+    random_tree::check_tree(t, s);
+    random_tree::check_tree(t, s);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(CatsRandomTrees, MatchSerialOnOneToEightThreads) {
+  const int seeds = random_tree::seeds_from("LOCUS_CATS_SEEDS", 16);
+  for (int workers = 1; workers <= 8; ++workers) {
+    locus::runtime_options o;
+    o.policy = "cats";
+    o.workers = workers;  // up to 8 on 2 cores: oversubscribed
+    locus::runtime rt(o);
+    for (int s = 0; s < seeds; ++s) {
+      random_tree::tree t{static_cast<std::uint64_t>(s) * 104729 + static_cast<std::uint64_t>(workers), 3 + s % 3,
+                          true};
+      random_tree::check_tree(t, s);
+      random_tree::check_tree(t, s);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
