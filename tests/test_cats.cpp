@@ -244,7 +244,7 @@ TEST(CatsSettings, SimulatorSourceNeedsTheSimulator) {
 }
 
 // On threads the source is perf if this machine's kernel gives hardware
-// counters, else none: then CATS says so and is plain work stealing.
+// counters, else the bytes the tasks declare with locus::touch.
 TEST(CatsThreads, SaysWhichMissSourceItUses) {
   stencil serial(256, 512, false), par(256, 512, false);
   serial.run(3, false);
@@ -255,11 +255,61 @@ TEST(CatsThreads, SaysWhichMissSourceItUses) {
     locus::runtime rt(o);
     par.run(3, true);
     const locus::stats s = locus::get_stats();
-    const bool perf = counter(s, "profiled_perf") > 0;
-    EXPECT_EQ(counter(s, "no_miss_source"), perf ? 0u : 1u);
+    EXPECT_GT(counter(s, "profiled_perf") + counter(s, "profiled_declared"), 0u);
+    EXPECT_EQ(counter(s, "profiled_perf") * counter(s, "profiled_declared"), 0u) << "one source per run";
     EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
+    EXPECT_EQ(counter(s, "no_miss_source"), 0u);
   }
   EXPECT_EQ(par.a, serial.a);
+}
+
+TEST(CatsThreads, NoneIsPlainWorkStealingAndSaysSo) {
+  stencil serial(128, 256, false), par(128, 256, false);
+  serial.run(3, false);
+  {
+    locus::runtime_options o;
+    o.policy = "cats";
+    o.workers = 2;
+    o.policy_options = {{"miss_source", "none"}};
+    locus::runtime rt(o);
+    par.run(3, true);
+    const locus::stats s = locus::get_stats();
+    EXPECT_EQ(counter(s, "no_miss_source"), 1u);
+    EXPECT_EQ(counter(s, "profiled_declared") + counter(s, "profiled_perf"), 0u);
+    EXPECT_EQ(counter(s, "partitions"), 0u);
+  }
+  EXPECT_EQ(par.a, serial.a);
+}
+
+// The partitioned scheduler on real threads, oversubscribed, from the
+// declared bytes: one socket (the host's), then two sockets of a virtual
+// topology, with a small shared cache so that there are many subtrees.
+TEST(CatsThreads, PartitionedStencilMatchesSerialOnOneToEightThreads) {
+  stencil serial(512, 256, false);
+  serial.run(4, false);
+  for (int workers = 1; workers <= 8; ++workers) {
+    for (const char* topo : {"host", "2x4:L3=1M,L2=256K"}) {
+      stencil par(512, 256, workers % 2 == 0);
+      {
+        locus::runtime_options o;
+        o.policy = "cats";
+        o.workers = workers;
+        o.topology = topo;
+        o.policy_options = {{"shared_cache", "64K"}, {"miss_source", "declared"}};
+        locus::runtime rt(o);
+        par.run(4, true);
+        const locus::stats s = locus::get_stats();
+        EXPECT_EQ(counter(s, "partitions"), 1u) << workers << " workers on " << topo;
+        EXPECT_EQ(counter(s, "reprofiles"), 0u) << workers << " workers on " << topo;
+        EXPECT_GT(counter(s, "subtrees"), 8u) << workers << " workers on " << topo;
+        EXPECT_EQ(counter(s, "intra_escapes"), 0u) << workers << " workers on " << topo;
+        EXPECT_EQ(counter(s, "subtree_overlaps"), 0u) << workers << " workers on " << topo;
+      }
+      EXPECT_EQ(par.a, serial.a) << workers << " workers on " << topo;
+      EXPECT_EQ(par.b, serial.b) << workers << " workers on " << topo;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 // ---------------------------------------------------------------- random programs

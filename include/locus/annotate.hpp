@@ -26,6 +26,9 @@ enum class access : unsigned char { read, write };
 
 namespace detail {
 extern std::atomic<bool> g_simulating;  // true while a simulated pool runs
+// true while touch() is heard: a simulated pool runs, or a policy counts
+// the bytes tasks declare (cats's declared miss source, on threads)
+extern std::atomic<bool> g_annotating;
 void simulate_touch(const void* address, std::size_t bytes, access how) noexcept;
 void simulate_touch_indexed(const void* base, const void* indices, unsigned index_bytes, bool is_signed,
                             std::size_t count, std::size_t elem_size, access how) noexcept;
@@ -47,7 +50,7 @@ inline bool simulating() noexcept { return detail::g_simulating.load(std::memory
 
 // The calling task reads (or writes) bytes [address, address + bytes).
 inline void touch(const void* address, std::size_t bytes, access how = access::read) noexcept {
-  if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
+  if (detail::g_annotating.load(std::memory_order_relaxed)) [[unlikely]]
     detail::simulate_touch(address, bytes, how);
 }
 
@@ -65,7 +68,7 @@ template <class Index>
 inline void touch_indexed(const void* base, const Index* indices, std::size_t count, std::size_t elem_size,
                           access how = access::read) noexcept {
   static_assert(std::is_integral_v<Index> && sizeof(Index) <= 8, "indices must be integers of at most 8 bytes");
-  if (detail::g_simulating.load(std::memory_order_relaxed)) [[unlikely]]
+  if (detail::g_annotating.load(std::memory_order_relaxed)) [[unlikely]]
     detail::simulate_touch_indexed(base, indices, sizeof(Index), std::is_signed_v<Index>, count, elem_size, how);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/fiber.hpp"
+#include "engine/declared_bytes.hpp"
 #include "locus/detail/worker_view.hpp"
 
 namespace locus::detail {
@@ -103,7 +104,7 @@ void sim_engine::start_workers(const placement& places, bool, const std::functio
   }
   ready_.reserve(count);
   for (int i = 0; i < count; ++i) ready_.push(i, 0);
-  g_simulating.store(true, std::memory_order_relaxed);
+  set_simulating(true);
   thread_ = std::thread([this] { run_simulation(); });
 }
 
@@ -111,7 +112,7 @@ void sim_engine::join_workers() {
   thread_.join();
   for (auto& w : workers_) destroy_fiber(w->stack);
   workers_.clear();
-  g_simulating.store(false, std::memory_order_relaxed);
+  set_simulating(false);
   g_running.store(nullptr, std::memory_order_release);
 }
 

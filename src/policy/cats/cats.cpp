@@ -216,7 +216,9 @@ void cats_policy::share_done(worker_view& w, const task_context& group, const ta
   if (t == tier::unknown) {  // profiled: its SOID is final; Eq. (1) adds it to its parent's
     switch_task(w, state_[static_cast<std::size_t>(w.id)].measuring, id_of(group));
     table_.complete(id_of(*child), id_of(group));
-    ctx->count(w, misses_.kind() == cats::source_kind::perf ? profiled_perf : profiled_simulator);
+    ctx->count(w, misses_.kind() == cats::source_kind::perf       ? profiled_perf
+                  : misses_.kind() == cats::source_kind::declared ? profiled_declared
+                                                                  : profiled_simulator);
     return;
   }
   if (t != tier::leaf) return;
@@ -307,7 +309,8 @@ worker_view* cats_policy::choose_victim(worker_view& thief) {
 }
 
 search_result cats_policy::find_work(worker_view& w) {
-  if (current_mode() == mode::plain && misses_.kind() == cats::source_kind::none && w.id == 0 &&
+  // Told to use no source: said once, by the first worker to look for work.
+  if (misses_.kind() == cats::source_kind::none && !announced_.load(std::memory_order_relaxed) &&
       !announced_.exchange(true, std::memory_order_relaxed))
     ctx->count(w, no_miss_source);
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
@@ -398,17 +401,14 @@ policy_entry cats_entry() {
                    .check = [](std::string_view s, std::string_view v) { parse_misses(s, v); }},
                   {.name = "miss_source",
                    .env = "LOCUS_CATS_MISS_SOURCE",
-                   .accepted = "auto, simulator, perf or none",
+                   .accepted = "auto, simulator, perf, declared or none",
                    .default_value = "auto",
                    .help = "where the profile's cache misses come from (section 3.2.1); auto: the simulator's "
-                           "counts, else hardware counters, else none (CATS then runs as ws)",
-                   .check = [](std::string_view s, std::string_view v) {
-                     if (v != "auto" && v != "simulator" && v != "perf" && v != "none")
-                       throw config_error(std::string(s) + "=" + std::string(v) +
-                                          ": accepted are auto, simulator, perf and none");
-                   }}},
+                           "counts, else hardware counters, else the bytes tasks declare with locus::touch; "
+                           "none: CATS runs as ws",
+                   .check = &cats::check_source_name}},
       // In the order of cats_policy::counter.
-      .counters = {"profiled_simulator", "profiled_perf", "no_miss_source", "cpu_bound", "partitions",
+      .counters = {"profiled_simulator", "profiled_perf", "profiled_declared", "no_miss_source", "cpu_bound", "partitions",
                    "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps"},
   };
 }

@@ -59,7 +59,8 @@ class cats_policy : public policy_defaults {
   enum counter : int {
     profiled_simulator,  // tasks profiled from the simulator's misses
     profiled_perf,       // tasks profiled from hardware counters
-    no_miss_source,      // once per pool that found no source (then: ws)
+    profiled_declared,   // tasks profiled from the bytes they declare
+    no_miss_source,      // once per pool told to use none (then: ws)
     cpu_bound,           // once per profile judged CPU-bound (then: ws)
     partitions,          // profiles finished and partitioned
     inter_spawns,        // tasks spawned into an inter-socket pool

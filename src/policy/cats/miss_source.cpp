@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "engine/declared_bytes.hpp"
 #include "engine/engine.hpp"
 #include "locus/errors.hpp"
 
@@ -17,6 +18,7 @@ const char* to_string(source_kind k) {
   switch (k) {
     case source_kind::simulator: return "simulator";
     case source_kind::perf: return "perf";
+    case source_kind::declared: return "declared";
     case source_kind::none: return "none";
   }
   return "?";
@@ -31,8 +33,7 @@ bool beyond_private(const std::string& name) {
 }  // namespace
 
 miss_source::miss_source(engine& eng, int workers, const std::string& wanted) : eng_(&eng) {
-  if (wanted != "auto" && wanted != "simulator" && wanted != "perf" && wanted != "none")
-    throw config_error("LOCUS_CATS_MISS_SOURCE=" + wanted + ": accepted are auto, simulator, perf and none");
+  check_source_name("LOCUS_CATS_MISS_SOURCE", wanted);
   const auto names = eng.counter_names();
   for (std::size_t i = 0; i < names.size(); ++i)
     if (beyond_private(names[i])) counted_.push_back(static_cast<int>(i));
@@ -46,23 +47,33 @@ miss_source::miss_source(engine& eng, int workers, const std::string& wanted) : 
     buffers_.assign(static_cast<std::size_t>(workers), std::vector<std::uint64_t>(names.size()));
     return;
   }
-  // perf: probe once on this thread; each worker opens its own later.
-  const int probe = open_perf();
-  if (probe < 0) {
+  if (wanted == "auto" || wanted == "perf") {
+    // perf: probe once on this thread; each worker opens its own later.
+    const int probe = open_perf();
+    if (probe >= 0) {
+      ::close(probe);
+      kind_ = source_kind::perf;
+      fds_.assign(static_cast<std::size_t>(workers), -2);
+      return;
+    }
     if (wanted == "perf")
       throw config_error("LOCUS_CATS_MISS_SOURCE=perf: perf_event_open fails here (" + perf_error_ +
-                         "); auto falls back to none");
-    return;
+                         "); auto falls back to declared");
   }
-  ::close(probe);
-  kind_ = source_kind::perf;
-  unit_ = 64;
-  fds_.assign(static_cast<std::size_t>(workers), -2);
+  kind_ = source_kind::declared;
+  count_declared_bytes(true);
 }
 
 miss_source::~miss_source() {
   for (int fd : fds_)
     if (fd >= 0) ::close(fd);
+  if (kind_ == source_kind::declared) count_declared_bytes(false);
+}
+
+void check_source_name(std::string_view setting, std::string_view value) {
+  if (value != "auto" && value != "simulator" && value != "perf" && value != "declared" && value != "none")
+    throw config_error(std::string(setting) + "=" + std::string(value) +
+                       ": accepted are auto, simulator, perf, declared and none");
 }
 
 int miss_source::open_perf() {
@@ -97,6 +108,7 @@ std::uint64_t miss_source::read(int w) {
       if (fds_[i] < 0 || ::read(fds_[i], &n, sizeof n) != static_cast<ssize_t>(sizeof n)) return 0;
       return n;
     }
+    case source_kind::declared: return declared_bytes_on_this_thread() / unit_;
     case source_kind::none: break;
   }
   return 0;

@@ -8,14 +8,22 @@
 //              thread (the last-level cache on most CPUs: the paper's
 //              private L2 event, 07Eh/02h on the Opteron 8380, has no
 //              generic name), counted in cache lines;
-//   none       neither works (no simulator; no PMU, as in most VMs, or
-//              perf_event_paranoid forbids it): CATS says so and schedules
-//              as plain work stealing. Nothing is made up.
+//   declared   neither works (no PMU, as in most VMs, or perf_event_paranoid
+//              forbids it): the bytes the tasks declare with locus::touch
+//              and touch_indexed (engine/declared_bytes.hpp), each byte
+//              taken as missed (the paper's own approximation: leaf tasks
+//              share little data), counted in 64-byte lines. A program
+//              that declares nothing looks CPU-bound and runs as plain
+//              work stealing.
+//   none       only when asked: CATS schedules as plain work stealing.
+// The counters profiled_simulator, profiled_perf and profiled_declared say
+// which source a run used; nothing is made up.
 // A worker reads only its own count, on its own thread.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace locus::detail {
@@ -24,12 +32,15 @@ class engine;
 
 namespace locus::detail::cats {
 
-enum class source_kind { simulator, perf, none };
+enum class source_kind { simulator, perf, declared, none };
 const char* to_string(source_kind k);
+// Throws config_error naming `setting` unless value names a source or auto.
+void check_source_name(std::string_view setting, std::string_view value);
 
 class miss_source {
  public:
-  // `wanted`: "auto" (the first that works), "simulator", "perf" or "none".
+  // `wanted`: "auto" (the first that works), "simulator", "perf",
+  // "declared" or "none".
   // Throws config_error when a named source cannot be used here.
   miss_source(engine& eng, int workers, const std::string& wanted);
   ~miss_source();
