@@ -19,9 +19,8 @@
 // The result is the optimum in every variant. Where the probe found the
 // optimum the best never changes in phase 2, so the nodes searched do not
 // depend on the schedule or on the order in which a backend runs the two
-// branches (without the probe they did, by a factor of 8 at the quick
-// size: README.md). The search returns its node count, which the instance
-// reports.
+// branches (without the probe they did: README.md). The search returns
+// its node count, which the instance reports.
 //
 // For the simulator (README.md) every node costs node_cycles: a parallel
 // node declares its own, the probe and each serial subtree count their
