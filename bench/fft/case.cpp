@@ -1,6 +1,8 @@
-// FFT in the suite: the transform of 2^log2n random complex points, compared
-// bit for bit with the serial transform's (made once per instance). The
-// serial transform itself is checked once against a direct DFT at a few
+// FFT in the suite: 2^log2n random complex points transformed once per
+// round, each round transforming the previous round's output (two buffers
+// in turn), so the last output depends on every round; it is compared bit
+// for bit with the serial rounds' (made once per instance). The serial
+// transform itself is checked once against a direct DFT at a few
 // frequencies.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "cpu_common/checks.hpp"
+#include "cpu_common/rounds.hpp"
 #include "fft/kernel.hpp"
 
 namespace {
@@ -42,31 +45,40 @@ std::vector<std::int64_t> checked_bins(std::int64_t n) {
 
 class fft_instance final : public bench::instance {
  public:
-  fft_instance(int log2n, std::int64_t leaf, std::int64_t grain)
-      : n_(std::int64_t{1} << log2n), input_(static_cast<std::size_t>(n_)), out_(input_.size()),
-        expected_(input_.size()), tw_(twiddles(n_)) {
+  fft_instance(int log2n, std::int64_t leaf, std::int64_t grain, std::int64_t rounds)
+      : n_(std::int64_t{1} << log2n), rounds_(rounds), input_(static_cast<std::size_t>(n_)), even_(input_.size()),
+        odd_(input_.size()), tw_(twiddles(n_)) {
     std::mt19937_64 random(20100913);
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     for (auto& x : input_) x = {uniform(random), uniform(random)};
     const std::int64_t m = std::min(leaf, n_);
     for (std::int64_t j = 0; j < m; ++j) gather_.push_back(j * (n_ / m));
     plan_ = {tw_.data(), leaf, grain, gather_.data()};
-    fft::transform<bench::serial_backend>(input_.data(), 1, expected_.data(), n_, plan_);
-    check_serial();
+    prepare();
+    run_rounds<bench::serial_backend>(1);
+    check_serial(odd_);
+    prepare();
+    run_rounds<bench::serial_backend>(rounds_);
+    expected_ = output();
   }
-  // An element the run does not write stays a NaN.
-  void prepare() override { std::fill(out_.begin(), out_.end(), cplx{nan, nan}); }
+  // Round r reads one buffer and writes the other: even_ (the input) to
+  // odd_, odd_ to even_, ... An element a round does not write keeps the
+  // input or an earlier round's value, or stays a NaN.
+  void prepare() override {
+    std::copy(input_.begin(), input_.end(), even_.begin());
+    std::fill(odd_.begin(), odd_.end(), cplx{nan, nan});
+  }
   void run(const bench::variant& v) override {
-    bench::dispatch(v, [&]<class P>() { P::run([&] { fft::transform<P>(input_.data(), 1, out_.data(), n_, plan_); }); });
+    bench::dispatch(v, [&]<class P>() { run_rounds<P>(rounds_); });
   }
   std::string verify() override {
     if (!problem_.empty()) return problem_;
-    return cpu_common::first_difference(out_, expected_, "serial gives");
+    return cpu_common::first_difference<cplx>(output(), expected_, "serial gives");
   }
   std::string summary() override {
     std::ostringstream s;
     s.precision(3);
-    s << n_ << " points; serial against a direct DFT at " << checked_bins(n_).size()
+    s << n_ << " points, " << rounds_ << " rounds; serial against a direct DFT at " << checked_bins(n_).size()
       << " bins: largest difference " << dft_error_ << " (bound " << bound_ << ")";
     return s.str();
   }
@@ -82,11 +94,22 @@ class fft_instance final : public bench::instance {
     return m < h ? w : cplx{-w.re, -w.im};
   }
 
-  // The serial transform against the direct sum at a few bins. Rounding in
+  template <class P>
+  void run_rounds(std::int64_t rounds) {
+    for (std::int64_t r = 0; r < rounds; ++r) {
+      const cplx* from = (r % 2 == 0 ? even_ : odd_).data();
+      cplx* to = (r % 2 == 0 ? odd_ : even_).data();
+      P::run([&] { fft::transform<P>(from, 1, to, n_, plan_); });
+    }
+  }
+  // The buffer the last round wrote.
+  const std::vector<cplx>& output() const { return rounds_ % 2 == 1 ? odd_ : even_; }
+
+  // The serial transform (of the input) against the direct sum at a few bins. Rounding in
   // either grows about as sqrt(n) times the unit roundoff; a wrong transform
   // is off by about sqrt(n) (the size of a bin), so 1e-9 sqrt(n) separates
   // them with room on both sides.
-  void check_serial() {
+  void check_serial(const std::vector<cplx>& transformed) {
     bound_ = 1e-9 * std::sqrt(static_cast<double>(n_));
     if (n_ < 2) return;
     for (const std::int64_t k : checked_bins(n_)) {
@@ -97,7 +120,7 @@ class fft_instance final : public bench::instance {
         re += x.re * w.re - x.im * w.im;
         im += x.re * w.im + x.im * w.re;
       }
-      const cplx got = expected_[static_cast<std::size_t>(k)];
+      const cplx got = transformed[static_cast<std::size_t>(k)];
       const double error = std::hypot(got.re - re, got.im - im);
       dft_error_ = std::max(dft_error_, error);
       if (!(error <= bound_) && problem_.empty()) {
@@ -110,8 +133,8 @@ class fft_instance final : public bench::instance {
     }
   }
 
-  std::int64_t n_;
-  std::vector<cplx> input_, out_, expected_, tw_;
+  std::int64_t n_, rounds_;
+  std::vector<cplx> input_, even_, odd_, tw_, expected_;
   std::vector<std::int64_t> gather_;
   fft::plan plan_{};
   double dft_error_ = 0.0, bound_ = 0.0;
@@ -124,7 +147,8 @@ const bench::registrar registered{{
     "fft",
     "CATS (seed 002), Table 1 (FFT) and section 4.3: CPU-bound control",
     "Recursive radix-2 Cooley-Tukey FFT (decimation in time, out of place) of random complex points: the two "
-    "half transforms in parallel above a leaf size, the combine's butterflies split in parallel pieces.",
+    "half transforms in parallel above a leaf size, the combine's butterflies split in parallel pieces; each "
+    "round transforms the previous round's output.",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto log2n = p.get("log2n", 10, 20, 24, s, "points: 2^log2n complex doubles", {1, 28});
@@ -133,7 +157,9 @@ const bench::registrar registered{{
       const auto grain = p.get("grain", 64, 4096, 4096, s, "butterflies per parallel piece of a combine", {1});
       if (!power_of_two(leaf))
         throw std::invalid_argument("--param leaf=" + std::to_string(leaf) + ": the leaf size must be a power of two");
-      return std::make_unique<fft_instance>(static_cast<int>(log2n), leaf, grain);
+      // Two rounds multiply the values by n (the transform of a transform is
+      // n times the input reversed): 64 rounds of 2^28 points reach 2^896.
+      return std::make_unique<fft_instance>(static_cast<int>(log2n), leaf, grain, cpu_common::rounds(s, p, 64));
     }}};
 
 }  // namespace

@@ -5,10 +5,10 @@
 //
 // Parallel: above `leaf` points the two half transforms run under P::fork2
 // and the butterflies of the combine are split into pieces of `grain` by
-// P::fork2 too (cpu_common::fork_range), so the span is polylogarithmic; at
-// or below `leaf` points the same recursion runs serially. Every output
-// element goes through the same operations in the same order in every
-// variant, so the results are equal bit for bit.
+// P::fork2 too (bench::row_tree_run, balanced), so the span is
+// polylogarithmic; at or below `leaf` points the same recursion runs
+// serially. Every output element goes through the same operations in the
+// same order in every variant, so the results are equal bit for bit.
 //
 // Twiddles: one table of n entries, tw[h + k] = exp(-i pi k / h) for every
 // half size h (1, 2, 4, ..., n/2) and k < h, so each level reads its own
@@ -28,7 +28,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
-#include "cpu_common/fork_range.hpp"
+#include "common/row_tree.hpp"
 
 namespace fft {
 
@@ -101,7 +101,7 @@ void transform(const cplx* in, std::int64_t stride, cplx* out, std::int64_t n, c
   const std::int64_t h = n / 2;
   P::fork2([&] { transform<P>(in, 2 * stride, out, h, p); },
            [&] { transform<P>(in + stride, 2 * stride, out + h, h, p); });
-  cpu_common::fork_range<P>(0, h, p.grain, [&](std::int64_t lo, std::int64_t hi) {
+  bench::row_tree_run<P>(bench::row_tree::balanced, 0, h, p.grain, [&](std::int64_t lo, std::int64_t hi) {
     bench::touch_n(out + lo, hi - lo, locus::access::write);
     bench::touch_n(out + h + lo, hi - lo, locus::access::write);
     bench::touch_n(p.tw + h + lo, hi - lo, locus::access::read);

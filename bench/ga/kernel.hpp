@@ -3,19 +3,19 @@
 // 10 d + sum (x_i^2 - 10 cos(2 pi x_i)) over [-5.12, 5.12]^d, i.e. maximizes
 // its negative, the fitness.
 //
-// Each island evolves its own population for `interval` generations at a
-// time (an epoch): elitism (the best individual is kept), two binary
-// tournaments per child, uniform crossover, and per gene a mutation with
-// probability 1/d (a uniform step of at most +-0.5, clamped to the domain).
-// The islands of an epoch run in parallel (cpu_common::fork_range over the
-// islands, one per leaf). Between epochs, at fixed points, the islands
-// migrate around a ring: each island's `migrants` best individuals replace
-// the worst of the next island's, in two parallel phases (all islands post
-// their emigrants, then all take their immigrants). Every island draws from
-// its own generator (splitmix64, seeded from the island's number), which
-// only its own task advances, and ties are broken by index, so the result
-// does not depend on the schedule: every variant evolves the same
-// populations as the serial one, bit for bit.
+// Each island evolves its own population for `interval` generations at a time
+// (an epoch): elitism (the best individual is kept), two binary tournaments
+// per child, uniform crossover, and per gene a mutation with probability 1/d
+// (a uniform step of at most +-0.5, clamped to the domain). The islands of an
+// epoch run in parallel (bench::row_tree_run over the islands, one per leaf).
+// Between epochs, at fixed points, the islands migrate around a ring: each
+// island's `migrants` best individuals replace the worst of the next
+// island's (posted at the end of an island's epoch, taken at the start of
+// the next island's next epoch, through two outbox buffers). Every island draws from its own generator
+// (splitmix64, seeded from the island's number), which only its own task
+// advances, and ties are broken by index, so the result does not depend on
+// the schedule: every variant evolves the same populations as the serial
+// one, bit for bit.
 //
 // For the simulator (README.md) an island's epoch declares its populations,
 // fitness and generator (written) and a fixed number of cycles per
@@ -30,7 +30,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
-#include "cpu_common/fork_range.hpp"
+#include "common/row_tree.hpp"
 
 namespace ga {
 
@@ -92,7 +92,7 @@ struct world {
   shape s;
   double* genomes;      // per island two populations of population x genes, current and next
   double* fitness;      // per island population values, of the current population
-  double* outbox;       // per island migrants x (genes + 1): genomes, then their fitness
+  double* outbox;       // two buffers (epochs in turn) of, per island, migrants x (genes + 1): genomes, then fitness
   island_state* state;  // per island
 };
 
@@ -182,12 +182,18 @@ inline void evolve(const world& w, std::int64_t i, std::int64_t count) {
   }
 }
 
-// Island i posts copies of its best `migrants` individuals (best first).
-inline void emigrate(const world& w, std::int64_t i) {
+// Island i's outbox in buffer b (0 or 1).
+inline double* outbox(const world& w, std::int64_t i, std::int64_t b) {
+  return w.outbox + (b * w.s.islands + i) * w.s.migrants * (w.s.genes + 1);
+}
+
+// Island i posts copies of its best `migrants` individuals (best first) in
+// its outbox of buffer b.
+inline void emigrate(const world& w, std::int64_t i, std::int64_t b) {
   const shape& s = w.s;
   const double* pop = current(w, i);
   const double* fit = fitness(w, i);
-  double* box = w.outbox + i * s.migrants * (s.genes + 1);
+  double* box = outbox(w, i, b);
   bench::touch_n(pop, s.population * s.genes, locus::access::read);
   bench::touch_n(fit, s.population, locus::access::read);
   bench::touch_n(box, s.migrants * (s.genes + 1), locus::access::write);
@@ -200,12 +206,12 @@ inline void emigrate(const world& w, std::int64_t i) {
 }
 
 // Island i replaces its worst `migrants` individuals (worst first) with the
-// previous island's emigrants (best first).
-inline void immigrate(const world& w, std::int64_t i) {
+// emigrants (best first) the previous island posted in buffer b.
+inline void immigrate(const world& w, std::int64_t i, std::int64_t b) {
   const shape& s = w.s;
   double* pop = current(w, i);
   double* fit = fitness(w, i);
-  const double* box = w.outbox + ((i + s.islands - 1) % s.islands) * s.migrants * (s.genes + 1);
+  const double* box = outbox(w, (i + s.islands - 1) % s.islands, b);
   bench::touch_n(box, s.migrants * (s.genes + 1), locus::access::read);
   bench::touch_n(pop, s.population * s.genes, locus::access::write);
   bench::touch_n(fit, s.population, locus::access::write);
@@ -218,27 +224,45 @@ inline void immigrate(const world& w, std::int64_t i) {
     fit[slots[r]] = box[s.migrants * s.genes + r];
   }
 }
+// step(i) for every island i: the islands halved by P::fork2 down to one.
+template <class P, class Step>
+void each_island(const world& w, const Step& step) {
+  bench::row_tree_run<P>(bench::row_tree::balanced, 0, w.s.islands, 1, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) step(i);
+  });
+}
+
 // Runs the whole algorithm on w (its populations initialized, their fitness
-// not yet) and returns the best fitness of the final populations.
+// not yet) from the calling thread and returns the best fitness of the
+// final populations. Each epoch e is one root task tree (P::run) over the
+// islands, the same every epoch, whose leaf for island i takes the
+// immigrants the previous island posted at the end of epoch e - 1 (in
+// outbox buffer (e - 1) % 2; in epoch 0 it evaluates its initial
+// population instead), evolves `interval` generations and posts its
+// emigrants (in buffer e % 2; not after the last epoch). A leaf reads one
+// buffer and writes the other, and an epoch's posts are read only in the
+// next epoch, after the root's join. So the program is iterative as CATS
+// sees one (section 3.2: the first tree is profiled, the later ones
+// recognized by their spawn paths), and every leaf of every epoch is an
+// island's evolution.
 template <class P>
 double run(const world& w) {
   const shape& s = w.s;
-  auto each_island = [&](auto&& step) {
-    cpu_common::fork_range<P>(0, s.islands, 1, [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) step(i);
-    });
-  };
-  each_island([&](std::int64_t i) { evaluate(w, i); });
-  for (std::int64_t done = 0; done < s.generations;) {
+  std::int64_t epoch = 0;
+  for (std::int64_t done = 0; done < s.generations; ++epoch) {
     const std::int64_t count = std::min(s.interval, s.generations - done);
-    each_island([&](std::int64_t i) { evolve(w, i, count); });
+    const bool last = done + count == s.generations;
+    P::run([&] {
+      each_island<P>(w, [&](std::int64_t i) {
+        if (epoch == 0) evaluate(w, i);
+        else if (s.migrants > 0) immigrate(w, i, (epoch - 1) % 2);
+        evolve(w, i, count);
+        if (!last && s.migrants > 0) emigrate(w, i, epoch % 2);
+      });
+    });
     done += count;
-    if (done == s.generations || s.migrants == 0) continue;
-    each_island([&](std::int64_t i) { emigrate(w, i); });
-    each_island([&](std::int64_t i) { immigrate(w, i); });
   }
-  bench::touch_n(w.fitness, s.islands * s.population, locus::access::read);
-  locus::compute(static_cast<std::uint64_t>(s.islands * s.population));
+  // On the calling thread, undeclared: islands x population comparisons.
   return *std::max_element(w.fitness, w.fitness + s.islands * s.population);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cpu_common/checks.hpp"
+#include "cpu_common/rounds.hpp"
 #include "knapsack/kernel.hpp"
 
 namespace {
@@ -46,9 +47,9 @@ std::int64_t dynamic_optimum(const std::vector<item>& items, std::int64_t capaci
 
 class knapsack_instance final : public cpu_common::value_instance<std::int64_t> {
  public:
-  knapsack_instance(std::int64_t n, std::int64_t range, int depth, std::uint64_t probe)
+  knapsack_instance(std::int64_t n, std::int64_t range, int depth, std::uint64_t probe, std::int64_t rounds)
       : value_instance("optimum", "dynamic programming gives"), items_(make_items(n, range, 19930516)),
-        depth_(depth), probe_(probe) {
+        depth_(depth), probe_(probe), rounds_(rounds) {
     std::int64_t total = 0;
     for (const item& it : items_) total += it.weight;
     capacity_ = total / 2;
@@ -61,14 +62,16 @@ class knapsack_instance final : public cpu_common::value_instance<std::int64_t> 
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(items_.size());
     bench::dispatch(v, [&]<class P>() {
-      P::run([&] { last_ = knapsack::optimum<P>(items_.data(), n, capacity_, depth_, probe_); });
-      result_ = last_.optimum;
+      for (std::int64_t r = 0; r < rounds_; ++r) {
+        P::run([&] { last_ = knapsack::optimum<P>(items_.data(), n, capacity_, depth_, probe_); });
+        record(last_.optimum);
+      }
     });
   }
   std::string summary() override {
     return std::to_string(items_.size()) + " items, capacity " + std::to_string(capacity_) + ": " +
            value_instance::summary() + "; the probe found " + std::to_string(last_.probed) + ", then " +
-           std::to_string(last_.nodes) + " nodes searched";
+           std::to_string(last_.nodes) + " nodes searched (last of " + std::to_string(rounds_) + " rounds)";
   }
 
  private:
@@ -76,6 +79,7 @@ class knapsack_instance final : public cpu_common::value_instance<std::int64_t> 
   std::int64_t capacity_ = 0;
   int depth_;
   std::uint64_t probe_;
+  std::int64_t rounds_;
   knapsack::outcome last_{};
 };
 
@@ -95,7 +99,8 @@ const bench::registrar registered{{
       const auto probe = p.get("probe", 1024, 65536, 65536, s,
                                "nodes of the serial probe that seeds the best value before the parallel search",
                                {0});
-      return std::make_unique<knapsack_instance>(n, range, static_cast<int>(depth), static_cast<std::uint64_t>(probe));
+      return std::make_unique<knapsack_instance>(n, range, static_cast<int>(depth), static_cast<std::uint64_t>(probe),
+                                                 cpu_common::rounds(s, p));
     }}};
 
 }  // namespace

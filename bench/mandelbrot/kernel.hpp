@@ -4,8 +4,9 @@
 // Table 1 and section 4.3).
 //
 // Parallel: the rows are halved recursively with P::fork2 down to `leaf`
-// rows (cpu_common::fork_range); a leaf computes its rows serially. Each
-// pixel's arithmetic is the same in every variant, so the counts are too.
+// rows (bench::row_tree_run, balanced); a leaf computes its rows serially.
+// Each pixel's arithmetic is the same in every variant, so the counts are
+// too.
 //
 // For the simulator (README.md) a leaf declares its rows of the output
 // (written) and 8 cycles per iteration plus 4 per pixel, from the
@@ -17,7 +18,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
-#include "cpu_common/fork_range.hpp"
+#include "common/row_tree.hpp"
 
 namespace mandelbrot {
 
@@ -65,7 +66,8 @@ inline void rows(const frame& f, std::uint32_t* out, std::int64_t lo, std::int64
 // The whole frame into out[0, width * height), row-major.
 template <class P>
 void compute(const frame& f, std::uint32_t* out, std::int64_t leaf) {
-  cpu_common::fork_range<P>(0, f.height, leaf, [&](std::int64_t lo, std::int64_t hi) { rows(f, out, lo, hi); });
+  bench::row_tree_run<P>(bench::row_tree::balanced, 0, f.height, leaf,
+                         [&](std::int64_t lo, std::int64_t hi) { rows(f, out, lo, hi); });
 }
 
 }  // namespace mandelbrot

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu_common/checks.hpp"
+#include "cpu_common/rounds.hpp"
 #include "queens/kernel.hpp"
 
 namespace {
@@ -18,7 +19,8 @@ constexpr std::array<std::uint64_t, 19> known{0,     1,      0,       0,        
 
 class queens_instance final : public cpu_common::value_instance<std::uint64_t> {
  public:
-  queens_instance(int n, int depth) : value_instance("solutions", "expected"), n_(n), depth_(depth) {
+  queens_instance(int n, int depth, std::int64_t rounds)
+      : value_instance("solutions", "expected"), n_(n), depth_(depth), rounds_(rounds) {
     queens::tally t;
     queens::search((1u << n) - 1, {0, 0, 0}, t);
     expected_ = t.solutions;
@@ -28,15 +30,22 @@ class queens_instance final : public cpu_common::value_instance<std::uint64_t> {
                  " queens, the published count is " + std::to_string(known[static_cast<std::size_t>(n)]);
   }
   void run(const bench::variant& v) override {
-    bench::dispatch(v, [&]<class P>() { P::run([&] { result_ = queens::count<P>(n_, depth_); }); });
+    bench::dispatch(v, [&]<class P>() {
+      for (std::int64_t r = 0; r < rounds_; ++r) {
+        std::uint64_t solutions = 0;
+        P::run([&] { solutions = queens::count<P>(n_, depth_); });
+        record(solutions);
+      }
+    });
   }
   std::string summary() override {
     return std::to_string(n_) + " queens: " + value_instance::summary() + " (" + std::to_string(nodes_) +
-           " search nodes)";
+           " search nodes), " + std::to_string(rounds_) + " rounds";
   }
 
  private:
   int n_, depth_;
+  std::int64_t rounds_;
   std::uint64_t nodes_ = 0;
 };
 
@@ -50,7 +59,7 @@ const bench::registrar registered{{
       const auto n = p.get("n", 8, 13, 15, s, "queens on an n x n board (paper: 15)", {1, 18});
       const auto depth =
           p.get("depth", 2, 3, 4, s, "rows searched in parallel; the rest of the board is searched serially", {0, 18});
-      return std::make_unique<queens_instance>(static_cast<int>(n), static_cast<int>(depth));
+      return std::make_unique<queens_instance>(static_cast<int>(n), static_cast<int>(depth), cpu_common::rounds(s, p));
     }}};
 
 }  // namespace
