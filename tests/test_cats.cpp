@@ -204,6 +204,26 @@ TEST(CatsSimulated, IntraSocketWorkStaysInItsSocketUnderManySeeds) {
   }
 }
 
+// spread: 1024 x 512 (8.4 MB, two leaves by figure 6 alone) gives every
+// socket a subtree; sticky: each leaf returns to the socket that ran it.
+TEST(CatsSimulated, SpreadGivesEverySocketASubtreeAndStickyKeepsThem) {
+  stencil serial(1024, 512, false), par(1024, 512, false);
+  serial.run(5, false);
+  {
+    locus::runtime_options o = on_opteron(16, 2);
+    o.policy_options = {{"spread", "1"}, {"sticky", "1"}};
+    locus::runtime rt(o);
+    par.run(5, true);
+    const locus::stats s = locus::get_stats();
+    EXPECT_EQ(counter(s, "partitions"), 1u);
+    EXPECT_EQ(counter(s, "subtrees"), 4u * 4u) << "four leaves in each of the four partitioned steps";
+    EXPECT_EQ(counter(s, "intra_escapes"), 0u);
+    EXPECT_EQ(counter(s, "subtree_overlaps"), 0u);
+  }
+  EXPECT_EQ(par.a, serial.a);
+  EXPECT_EQ(par.b, serial.b);
+}
+
 TEST(CatsSimulated, CpuBoundProgramRunsAsWorkStealing) {
   random_tree::tree t{42, 5, false};
   locus::runtime rt(on_opteron(16, 1));
@@ -220,7 +240,8 @@ TEST(CatsSettings, BadValuesAreRejectedByName) {
   for (auto [name, value] : {std::pair{"shared_cache", "6X"},
                                   std::pair{"shared_cache", "0"},
                                   std::pair{"cpu_bound_misses", "-1"},
-                                  std::pair{"miss_source", "pmu"}}) {
+                                  std::pair{"miss_source", "pmu"}, std::pair{"spread", "yes"},
+                                  std::pair{"sticky", "2"}}) {
     locus::runtime_options o;
     o.policy = "cats";
     o.workers = 2;

@@ -1,5 +1,6 @@
 #include "policy/cats/cats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -74,6 +75,11 @@ double parse_misses(std::string_view setting, std::string_view text) {
   return v;
 }
 
+bool parse_switch(std::string_view setting, std::string_view text) {
+  if (text == "0" || text == "1") return text == "1";
+  throw config_error(std::string(setting) + "=" + std::string(text) + ": accepted are 0 and 1");
+}
+
 // The outermost cache holding `core`, or nullptr.
 const cache_info* outermost_cache(const topology& topo, int core) {
   const cache_info* best = nullptr;
@@ -115,6 +121,9 @@ cats_policy::cats_policy(policy_context& c)
     throw config_error("LOCUS_POLICY=cats: the topology lists no cache to size intra-socket subtrees by; "
                        "set LOCUS_CATS_SHARED_CACHE (e.g. 6M)");
   }
+  spread_ = parse_switch("LOCUS_CATS_SPREAD", c.option("spread"));
+  sticky_ = parse_switch("LOCUS_CATS_STICKY", c.option("sticky"));
+  subtree_limit_.store(shared_cache_);
   if (misses_.kind() == cats::source_kind::none) {
     mode_.store(static_cast<int>(mode::plain));
     return;  // no hooks: plain work stealing at its own cost
@@ -200,7 +209,7 @@ share_route cats_policy::share_work(worker_view& w, const task_context& group, t
     parent_soid = *s;
   }
   const auto s = table_.soid(id);
-  const tier t = s ? cats::classify(parent_soid, *s, shared_cache_) : tier::leaf;
+  const tier t = s ? cats::classify(parent_soid, *s, subtree_limit_.load(std::memory_order_relaxed)) : tier::leaf;
   if (!s) missing_from_profile(w);
   if (t == tier::intra) {
     set_tier(child, tier::intra, static_cast<std::uint32_t>(socket_of(w.id)));
@@ -239,6 +248,14 @@ void cats_policy::finish_profile(worker_view& w) {
     return;
   }
   ctx->count(w, partitions);
+  std::uint64_t limit = shared_cache_;
+  if (spread_) {
+    // Every socket gets a subtree: at most 1/sockets of the root's SOID,
+    // with an eighth more for halos and uneven splits.
+    const std::uint64_t share = table_.soid(cats::root_id).value_or(0) / sockets_.size();
+    limit = std::min(limit, std::max<std::uint64_t>(1, share + share / 8));
+  }
+  subtree_limit_.store(limit, std::memory_order_relaxed);
   set_mode(mode::partitioned);
 }
 
@@ -249,7 +266,13 @@ void cats_policy::missing_from_profile(worker_view&) { reprofile_.store(true, st
 void cats_policy::route_spawn(worker_view& w, frame* f) {
   const tier t = tier_of(f->ctx);
   if (t != tier::inter && t != tier::leaf) return push_own(w, f);  // profiling: parent-first, own deque
-  const int home = socket_of(w.id);
+  int home = socket_of(w.id);
+  if (sticky_ && t == tier::leaf) {
+    // Option sticky: the socket that ran this subtree last iteration.
+    std::lock_guard guard(sticky_lock_);
+    const auto it = last_socket_.find(id_of(f->ctx));
+    if (it != last_socket_.end()) home = it->second;
+  }
   socket_state& s = *sockets_[static_cast<std::size_t>(home)];
   f->scratch = t == tier::leaf ? leaf_job : 0;
   {
@@ -291,6 +314,10 @@ frame* cats_policy::take_from_pool(worker_view& w, socket_state& s, bool own) {
       s.leaves_in_pool.fetch_sub(1, std::memory_order_relaxed);
       home.active.fetch_add(1, std::memory_order_acq_rel);  // under s.lock: one taker decides at a time
       ctx->count(w, subtrees);
+      if (sticky_) {
+        std::lock_guard sticky(sticky_lock_);
+        last_socket_[id_of(f->ctx)] = socket_of(w.id);
+      }
     }
     if (!own) ctx->count(w, pool_steals);
     return f;
@@ -399,6 +426,20 @@ policy_entry cats_entry() {
                    .help = "private-cache misses per microsecond below which a task is CPU-bound (section 3.5); "
                            "most tasks CPU-bound: plain work stealing",
                    .check = [](std::string_view s, std::string_view v) { parse_misses(s, v); }},
+                  {.name = "spread",
+                   .env = "LOCUS_CATS_SPREAD",
+                   .accepted = "0 or 1",
+                   .default_value = "0",
+                   .help = "1: a subtree also holds at most 1/sockets of the root's SOID (an eighth more for halos), "
+                           "so every socket gets one; 0: figure 6's cache rule alone",
+                   .check = [](std::string_view s, std::string_view v) { parse_switch(s, v); }},
+                  {.name = "sticky",
+                   .env = "LOCUS_CATS_STICKY",
+                   .accepted = "0 or 1",
+                   .default_value = "0",
+                   .help = "1: a leaf inter-socket task goes to the pool of the socket that ran it last iteration "
+                           "(not in the paper); 0: to the spawning socket's",
+                   .check = [](std::string_view s, std::string_view v) { parse_switch(s, v); }},
                   {.name = "miss_source",
                    .env = "LOCUS_CATS_MISS_SOURCE",
                    .accepted = "auto, simulator, perf, declared or none",

@@ -45,6 +45,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "policy/cats/miss_source.hpp"
@@ -122,6 +123,13 @@ class cats_policy : public policy_defaults {
   cats::miss_source misses_;
   cats::soid_table table_;
   std::uint64_t shared_cache_ = 0;
+  // What a subtree must stay below: the shared cache, or with spread also
+  // 1/sockets of the root's SOID (set when a profile ends).
+  std::atomic<std::uint64_t> subtree_limit_{0};
+  bool spread_ = false;
+  bool sticky_ = false;
+  std::mutex sticky_lock_;
+  std::unordered_map<cats::task_id, int> last_socket_;  // sticky: leaf id -> socket
   double cpu_bound_misses_ = 0;
   std::vector<std::unique_ptr<socket_state>> sockets_;
   std::vector<int> socket_of_;
