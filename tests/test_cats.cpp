@@ -11,6 +11,7 @@
 #include <tuple>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "locus/locus.hpp"
@@ -264,72 +265,65 @@ TEST(CatsSettings, SimulatorSourceNeedsTheSimulator) {
   EXPECT_THROW(locus::runtime rt(o), locus::config_error);
 }
 
+// Runs `steps` steps of a rows x cols stencil under o, checks the grids
+// against the serial run, and returns the pool's counters.
+locus::stats run_stencil(const locus::runtime_options& o, int rows, int cols, int steps, bool groups = false) {
+  stencil serial(rows, cols, groups), par(rows, cols, groups);
+  serial.run(steps, false);
+  locus::stats s;
+  {
+    locus::runtime rt(o);
+    par.run(steps, true);
+    s = locus::get_stats();
+  }
+  EXPECT_EQ(par.a, serial.a);
+  EXPECT_EQ(par.b, serial.b);
+  return s;
+}
+
+locus::runtime_options on_threads(int workers, std::vector<std::pair<std::string, std::string>> options = {}) {
+  locus::runtime_options o;
+  o.policy = "cats";
+  o.workers = workers;
+  o.policy_options = std::move(options);
+  return o;
+}
+
 // On threads the source is perf if this machine's kernel gives hardware
 // counters, else the bytes the tasks declare with locus::touch.
 TEST(CatsThreads, SaysWhichMissSourceItUses) {
-  stencil serial(256, 512, false), par(256, 512, false);
-  serial.run(3, false);
-  {
-    locus::runtime_options o;
-    o.policy = "cats";
-    o.workers = 2;
-    locus::runtime rt(o);
-    par.run(3, true);
-    const locus::stats s = locus::get_stats();
-    EXPECT_GT(counter(s, "profiled_perf") + counter(s, "profiled_declared"), 0u);
-    EXPECT_EQ(counter(s, "profiled_perf") * counter(s, "profiled_declared"), 0u) << "one source per run";
-    EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
-    EXPECT_EQ(counter(s, "no_miss_source"), 0u);
-  }
-  EXPECT_EQ(par.a, serial.a);
+  const locus::stats s = run_stencil(on_threads(2), 256, 512, 3);
+  EXPECT_GT(counter(s, "profiled_perf") + counter(s, "profiled_declared"), 0u);
+  EXPECT_EQ(counter(s, "profiled_perf") * counter(s, "profiled_declared"), 0u) << "one source per run";
+  EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
+  EXPECT_EQ(counter(s, "no_miss_source"), 0u);
 }
 
 TEST(CatsThreads, NoneIsPlainWorkStealingAndSaysSo) {
-  stencil serial(128, 256, false), par(128, 256, false);
-  serial.run(3, false);
-  {
-    locus::runtime_options o;
-    o.policy = "cats";
-    o.workers = 2;
-    o.policy_options = {{"miss_source", "none"}};
-    locus::runtime rt(o);
-    par.run(3, true);
-    const locus::stats s = locus::get_stats();
-    EXPECT_EQ(counter(s, "no_miss_source"), 1u);
-    EXPECT_EQ(counter(s, "profiled_declared") + counter(s, "profiled_perf"), 0u);
-    EXPECT_EQ(counter(s, "partitions"), 0u);
-  }
-  EXPECT_EQ(par.a, serial.a);
+  const locus::stats s = run_stencil(on_threads(2, {{"miss_source", "none"}}), 128, 256, 3);
+  EXPECT_EQ(counter(s, "no_miss_source"), 1u);
+  EXPECT_EQ(counter(s, "profiled_declared") + counter(s, "profiled_perf"), 0u);
+  EXPECT_EQ(counter(s, "partitions"), 0u);
 }
 
 // The partitioned scheduler on real threads, oversubscribed, from the
 // declared bytes: one socket (the host's), then two sockets of a virtual
 // topology, with a small shared cache so that there are many subtrees.
 TEST(CatsThreads, PartitionedStencilMatchesSerialOnOneToEightThreads) {
-  stencil serial(512, 256, false);
-  serial.run(4, false);
   for (int workers = 1; workers <= 8; ++workers) {
     for (const char* topo : {"host", "2x4:L3=1M,L2=256K"}) {
-      stencil par(512, 256, workers % 2 == 0);
-      {
-        locus::runtime_options o;
-        o.policy = "cats";
-        o.workers = workers;
-        o.topology = topo;
-        // The CPU-bound verdict divides by real time (slow under the
-        // sanitizers): not judged here.
-        o.policy_options = {{"shared_cache", "64K"}, {"miss_source", "declared"}, {"cpu_bound_misses", "0"}};
-        locus::runtime rt(o);
-        par.run(4, true);
-        const locus::stats s = locus::get_stats();
-        EXPECT_EQ(counter(s, "partitions"), 1u) << workers << " workers on " << topo;
-        EXPECT_EQ(counter(s, "reprofiles"), 0u) << workers << " workers on " << topo;
-        EXPECT_GT(counter(s, "subtrees"), 8u) << workers << " workers on " << topo;
-        EXPECT_EQ(counter(s, "intra_escapes"), 0u) << workers << " workers on " << topo;
-        EXPECT_EQ(counter(s, "subtree_overlaps"), 0u) << workers << " workers on " << topo;
-      }
-      EXPECT_EQ(par.a, serial.a) << workers << " workers on " << topo;
-      EXPECT_EQ(par.b, serial.b) << workers << " workers on " << topo;
+      SCOPED_TRACE(std::to_string(workers) + " workers on " + topo);
+      // The CPU-bound verdict divides by real time (slow under the
+      // sanitizers): not judged here.
+      locus::runtime_options o = on_threads(
+          workers, {{"shared_cache", "64K"}, {"miss_source", "declared"}, {"cpu_bound_misses", "0"}});
+      o.topology = topo;
+      const locus::stats s = run_stencil(o, 512, 256, 4, workers % 2 == 0);
+      EXPECT_EQ(counter(s, "partitions"), 1u);
+      EXPECT_EQ(counter(s, "reprofiles"), 0u);
+      EXPECT_GT(counter(s, "subtrees"), 8u);
+      EXPECT_EQ(counter(s, "intra_escapes"), 0u);
+      EXPECT_EQ(counter(s, "subtree_overlaps"), 0u);
       if (::testing::Test::HasFailure()) return;
     }
   }
