@@ -225,6 +225,33 @@ TEST(CatsSimulated, SpreadGivesEverySocketASubtreeAndStickyKeepsThem) {
   EXPECT_EQ(par.b, serial.b);
 }
 
+// Subtrees whose loops post their pieces to workers of other sockets
+// (affinity loops) resume where the last piece ended, and must release the
+// socket that took them. The suite's cg with locus:cats+affinity hung when
+// the resuming worker's socket was released instead (bench_sim_determinism
+// covers it); this smaller program did not reproduce that hang, and checks
+// the result and the one-subtree rule with posted loops.
+TEST(CatsSimulated, AffinityLoopsInsideSubtrees) {
+  std::vector<double> data(std::size_t{1} << 20, 1.0);  // 8 MB: two 4 MB leaves
+  locus::loop_affinity aff[2];
+  locus::runtime_options o = on_opteron(8, 5);
+  o.policy_options = {{"cpu_bound_misses", "0"}};
+  locus::runtime rt(o);
+  auto half = [&](int h) {
+    const std::int64_t n = static_cast<std::int64_t>(data.size() / 2), base = h * n;
+    locus::parallel_for(base, base + n, 4096, [&](std::int64_t lo, std::int64_t hi) {
+      locus::touch(&data[std::size_t(lo)], std::size_t(hi - lo) * 8, locus::access::write);
+      for (std::int64_t i = lo; i < hi; ++i) data[std::size_t(i)] += 1;
+    }, aff[h]);
+  };
+  for (int step = 0; step < 4; ++step) locus::fork_join([&] { half(0); }, [&] { half(1); });
+  const locus::stats s = locus::get_stats();
+  EXPECT_GE(counter(s, "partitions"), 1u) << "a lazily split loop's tree changes: profiles may restart";
+  EXPECT_GT(counter(s, "subtrees"), 0u);
+  EXPECT_EQ(counter(s, "subtree_overlaps"), 0u);
+  for (double v : data) ASSERT_EQ(v, 5.0);
+}
+
 TEST(CatsSimulated, CpuBoundProgramRunsAsWorkStealing) {
   random_tree::tree t{42, 5, false};
   locus::runtime rt(on_opteron(16, 1));

@@ -232,7 +232,10 @@ void cats_policy::share_done(worker_view& w, const task_context& group, const ta
   }
   if (t != tier::leaf) return;
   // The socket's intra-socket subtree is done: its head may start the next.
-  const int home = socket_of(w.id);
+  // That is the socket that took it (recorded in the job's context), which
+  // need not be w's: a subtree that waited for work posted to a worker
+  // elsewhere (a static or affinity loop) resumes where that work ended.
+  const int home = static_cast<int>(low_of(*child));
   socket_state& s = *sockets_[static_cast<std::size_t>(home)];
   s.running.fetch_sub(1, std::memory_order_acq_rel);
   s.active.fetch_sub(1, std::memory_order_seq_cst);
@@ -311,6 +314,7 @@ frame* cats_policy::take_from_pool(worker_view& w, socket_state& s, bool own) {
     s.pool.erase(s.pool.begin() + static_cast<std::ptrdiff_t>(i));
     s.count.fetch_sub(1, std::memory_order_relaxed);
     if (leaf) {
+      set_tier(f->ctx, tier::leaf, static_cast<std::uint32_t>(socket_of(w.id)));  // for share_done
       s.leaves_in_pool.fetch_sub(1, std::memory_order_relaxed);
       home.active.fetch_add(1, std::memory_order_acq_rel);  // under s.lock: one taker decides at a time
       ctx->count(w, subtrees);
