@@ -319,7 +319,9 @@ locus::runtime_options on_threads(int workers, std::vector<std::pair<std::string
 // On threads the source is perf if this machine's kernel gives hardware
 // counters, else the bytes the tasks declare with locus::touch.
 TEST(CatsThreads, SaysWhichMissSourceItUses) {
-  const locus::stats s = run_stencil(on_threads(2), 256, 512, 3);
+  locus::runtime_options o = on_threads(2);
+  o.topology = "2x1:L3=1M,L2=256K";  // two sockets: one would be plain ws
+  const locus::stats s = run_stencil(o, 256, 512, 3);
   EXPECT_GT(counter(s, "profiled_perf") + counter(s, "profiled_declared"), 0u);
   EXPECT_EQ(counter(s, "profiled_perf") * counter(s, "profiled_declared"), 0u) << "one source per run";
   EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
@@ -331,6 +333,19 @@ TEST(CatsThreads, NoneIsPlainWorkStealingAndSaysSo) {
   EXPECT_EQ(counter(s, "no_miss_source"), 1u);
   EXPECT_EQ(counter(s, "profiled_declared") + counter(s, "profiled_perf"), 0u);
   EXPECT_EQ(counter(s, "partitions"), 0u);
+}
+
+// One socket with its own cache as the limit: nothing to partition for, so
+// plain ws from the start, unprofiled, and said; a limit set by hand still
+// partitions (PartitionedStencilMatchesSerialOnOneToEightThreads).
+TEST(CatsThreads, OneSocketIsPlainWorkStealingAndSaysSo) {
+  locus::runtime_options o = on_threads(2, {{"miss_source", "declared"}});
+  o.topology = "1x2:L3=1M,L2=256K";
+  const locus::stats s = run_stencil(o, 256, 512, 3);
+  EXPECT_EQ(counter(s, "one_socket"), 1u);
+  EXPECT_EQ(counter(s, "profiled_declared"), 0u);
+  EXPECT_EQ(counter(s, "partitions"), 0u);
+  EXPECT_EQ(counter(s, "no_miss_source"), 0u);
 }
 
 // The partitioned scheduler on real threads, oversubscribed, from the
@@ -380,6 +395,8 @@ TEST(CatsRandomTrees, MatchSerialOnOneToEightThreads) {
     locus::runtime_options o;
     o.policy = "cats";
     o.workers = workers;  // up to 8 on 2 cores: oversubscribed
+    o.topology = "2x4:L3=1M,L2=256K";        // one socket would be plain ws
+    o.policy_options = {{"cpu_bound_misses", "0"}};  // as on the simulator above
     locus::runtime rt(o);
     for (int s = 0; s < seeds; ++s) {
       random_tree::tree t{static_cast<std::uint64_t>(s) * 104729 + static_cast<std::uint64_t>(workers), 3 + s % 3,

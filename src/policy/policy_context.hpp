@@ -45,7 +45,7 @@
 namespace locus::detail {
 
 // How many counters one policy may declare (per worker storage is fixed).
-inline constexpr int max_policy_counters = 12;
+inline constexpr int max_policy_counters = 16;
 
 class policy_context {
  public:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/config.hpp"
 #include "locus/errors.hpp"
 #include "topology/topology.hpp"
 
@@ -34,30 +35,9 @@ void set_tier(task_context& c, tier t, std::uint32_t low) {
   c.policy[1] = (static_cast<std::uint32_t>(t) << tier_shift) | (low & low_mask);
 }
 
-// "6M", "512K", "6291456": bytes, > 0.
+// "6M", "512K", "6291456": one byte up to 1 TiB.
 std::uint64_t parse_bytes(std::string_view setting, std::string_view text) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (...) {
-    used = 0;
-  }
-  double scale = 1;
-  if (used > 0 && used + 1 == s.size()) {
-    switch (s.back()) {
-      case 'K': case 'k': scale = 1024.0; break;
-      case 'M': case 'm': scale = 1024.0 * 1024; break;
-      case 'G': case 'g': scale = 1024.0 * 1024 * 1024; break;
-      default: used = 0;
-    }
-    if (used > 0) ++used;
-  }
-  if (used == 0 || used != s.size() || !(v > 0) || !std::isfinite(v * scale))
-    throw config_error(std::string(setting) + "=" + s +
-                       ": accepted are auto or a size in bytes > 0, with an optional K, M or G suffix (e.g. 6M)");
-  return static_cast<std::uint64_t>(v * scale);
+  return parse_byte_size(setting, text, 1, std::size_t{1} << 40);
 }
 
 double parse_misses(std::string_view setting, std::string_view text) {
@@ -124,7 +104,14 @@ cats_policy::cats_policy(policy_context& c)
   spread_ = parse_switch("LOCUS_CATS_SPREAD", c.option("spread"));
   sticky_ = parse_switch("LOCUS_CATS_STICKY", c.option("sticky"));
   subtree_limit_.store(shared_cache_);
-  if (misses_.kind() == cats::source_kind::none) {
+  // With one socket and its own last-level cache as the limit there is no
+  // other socket whose cache a subtree could stay out of, and one subtree at
+  // a time would only idle cores: plain ws, unprofiled. A shared_cache set
+  // by hand still partitions one socket (subtrees that fit it, in turn).
+  if (misses_.kind() == cats::source_kind::none) plain_reason_ = no_miss_source;
+  else if (sockets_.size() == 1 && cache == "auto") plain_reason_ = one_socket;
+  if (plain_reason_ >= 0) {
+    misses_.measuring(false);
     mode_.store(static_cast<int>(mode::plain));
     return;  // no hooks: plain work stealing at its own cost
   }
@@ -132,6 +119,7 @@ cats_policy::cats_policy(policy_context& c)
 }
 
 void cats_policy::set_mode(mode m) {
+  misses_.measuring(m == mode::profiling);
   mode_.store(static_cast<int>(m), std::memory_order_seq_cst);
   // What workers may take changed (may_take): let sleepers look again.
   for (int w = 0; w < ctx->num_workers(); ++w) ctx->wake(ctx->worker_at(w));
@@ -163,9 +151,8 @@ void cats_policy::on_task(worker_view& w, task_event e, const frame* f) {
   // The checks of section 3.3's two rules, counted (tests expect zeros).
   const tier t = tier_of(f->ctx);
   if (t == tier::leaf && e == task_event::begin && f->scratch == leaf_job) {
-    // A subtree starts: what it forks carries its socket (w.ctx is the
-    // job's context now, inherited by its frames).
-    set_tier(w.ctx, tier::leaf, static_cast<std::uint32_t>(socket_of(w.id)));
+    // A subtree starts; take_from_pool wrote its socket into the context
+    // its frames inherit.
     socket_state& s = *sockets_[static_cast<std::size_t>(socket_of(w.id))];
     if (s.running.fetch_add(1, std::memory_order_acq_rel) != 0) ctx->count(w, subtree_overlaps);
     return;
@@ -202,7 +189,7 @@ share_route cats_policy::share_work(worker_view& w, const task_context& group, t
   if (running == tier::unknown) {             // a root, or spawned before the partition
     const auto s = table_.soid(id_of(w.ctx));
     if (!s) {
-      missing_from_profile(w);
+      reprofile_.store(true, std::memory_order_relaxed);  // the next root profiles anew
       set_tier(child, tier::leaf, 0);
       return share_route::away;
     }
@@ -210,7 +197,7 @@ share_route cats_policy::share_work(worker_view& w, const task_context& group, t
   }
   const auto s = table_.soid(id);
   const tier t = s ? cats::classify(parent_soid, *s, subtree_limit_.load(std::memory_order_relaxed)) : tier::leaf;
-  if (!s) missing_from_profile(w);
+  if (!s) reprofile_.store(true, std::memory_order_relaxed);
   if (t == tier::intra) {
     set_tier(child, tier::intra, static_cast<std::uint32_t>(socket_of(w.id)));
     return share_route::local;  // section 3.5: child-first into the intra-socket pool
@@ -261,8 +248,6 @@ void cats_policy::finish_profile(worker_view& w) {
   subtree_limit_.store(limit, std::memory_order_relaxed);
   set_mode(mode::partitioned);
 }
-
-void cats_policy::missing_from_profile(worker_view&) { reprofile_.store(true, std::memory_order_relaxed); }
 
 // ------------------------------------------------------------ pools
 
@@ -340,10 +325,10 @@ worker_view* cats_policy::choose_victim(worker_view& thief) {
 }
 
 search_result cats_policy::find_work(worker_view& w) {
-  // Told to use no source: said once, by the first worker to look for work.
-  if (misses_.kind() == cats::source_kind::none && !announced_.load(std::memory_order_relaxed) &&
+  // Plain ws from the start: why, said once, by the first worker to look for work.
+  if (plain_reason_ >= 0 && !announced_.load(std::memory_order_relaxed) &&
       !announced_.exchange(true, std::memory_order_relaxed))
-    ctx->count(w, no_miss_source);
+    ctx->count(w, plain_reason_);
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int home = socket_of(w.id);
   const int n = num_sockets();
@@ -454,7 +439,7 @@ policy_entry cats_entry() {
                    .check = &cats::check_source_name}},
       // In the order of cats_policy::counter.
       .counters = {"profiled_simulator", "profiled_perf", "profiled_declared", "no_miss_source", "cpu_bound", "partitions",
-                   "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps"},
+                   "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps", "one_socket"},
   };
 }
 

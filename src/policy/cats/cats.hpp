@@ -70,6 +70,7 @@ class cats_policy : public policy_defaults {
     reprofiles,          // profiles restarted (a spawned id was missing)
     intra_escapes,       // intra-socket tasks run outside their socket (a bug if not 0)
     subtree_overlaps,    // two subtrees running on one socket at once (a bug if not 0)
+    one_socket,          // once per pool with one socket and shared_cache auto (then: ws)
   };
 
   explicit cats_policy(policy_context& c);
@@ -116,7 +117,6 @@ class cats_policy : public policy_defaults {
   // makes `next` (if measuring) the task that runs now.
   void switch_task(worker_view& w, bool measuring, cats::task_id next);
   void finish_profile(worker_view& w);
-  void missing_from_profile(worker_view& w);
   frame* take_from_pool(worker_view& w, socket_state& s, bool own);
   void wake_heads(int first);
 
@@ -136,7 +136,8 @@ class cats_policy : public policy_defaults {
   std::unique_ptr<worker_state[]> state_;
   std::atomic<int> mode_{static_cast<int>(mode::profiling)};
   std::atomic<bool> reprofile_{false};
-  std::atomic<bool> announced_{false};  // no_miss_source counted
+  int plain_reason_ = -1;               // no_miss_source or one_socket: ws from the start
+  std::atomic<bool> announced_{false};  // plain_reason_ counted
   std::mutex profile_lock_;             // ends a profile once
 };
 static_assert(scheduling_policy<cats_policy>);

@@ -67,7 +67,11 @@ miss_source::miss_source(engine& eng, int workers, const std::string& wanted) : 
 miss_source::~miss_source() {
   for (int fd : fds_)
     if (fd >= 0) ::close(fd);
-  if (kind_ == source_kind::declared) count_declared_bytes(false);
+  if (kind_ == source_kind::declared && measuring_.load()) count_declared_bytes(false);
+}
+
+void miss_source::measuring(bool on) {
+  if (kind_ == source_kind::declared && measuring_.exchange(on) != on) count_declared_bytes(on);
 }
 
 void check_source_name(std::string_view setting, std::string_view value) {

@@ -21,6 +21,7 @@
 // A worker reads only its own count, on its own thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,6 +54,9 @@ class miss_source {
   std::uint64_t bytes_per_miss() const { return unit_; }
   // Worker w's misses so far (any fixed origin); on w's thread only.
   std::uint64_t read(int w);
+  // Whether misses are wanted now (only while profiling). Declared bytes
+  // are counted only then, so touch() costs one load the rest of the run.
+  void measuring(bool on);
 
  private:
   // Opens a counter for the calling thread; -1 and perf_error_ if it cannot.
@@ -65,6 +69,7 @@ class miss_source {
   std::vector<std::vector<std::uint64_t>> buffers_;  // simulator: per worker
   std::vector<int> fds_;                      // perf: per worker, -2 until opened
   std::string perf_error_;
+  std::atomic<bool> measuring_{true};
 };
 
 }  // namespace locus::detail::cats
