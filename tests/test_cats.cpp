@@ -164,16 +164,23 @@ locus::runtime_options on_opteron(int workers, std::uint64_t seed) {
   return o;
 }
 
-void check_stencil_partitions(bool groups) {
+// `source`: the simulator's misses, or every line the tasks declare.
+void check_stencil_partitions(bool groups, const char* source = "simulator") {
   // 2048 x 512 doubles, two grids: 16 MB in all, so the root and its
   // halves are inter-socket and the quarters (4 MB) leaf inter-socket tasks.
   stencil serial(2048, 512, groups), par(2048, 512, groups);
   serial.run(4, false);
   {
-    locus::runtime rt(on_opteron(16, 3));
+    locus::runtime_options o = on_opteron(16, 3);
+    o.policy_options = {{"miss_source", source}};
+    locus::runtime rt(o);
     par.run(4, true);
     const locus::stats s = locus::get_stats();
-    EXPECT_GT(counter(s, "profiled_simulator"), 400u) << "iteration one profiles every task";
+    const std::string used = std::string("profiled_") + source, other = source == std::string("simulator")
+                                                                              ? "profiled_declared"
+                                                                              : "profiled_simulator";
+    EXPECT_GT(counter(s, used.c_str()), 400u) << "iteration one profiles every task";
+    EXPECT_EQ(counter(s, other.c_str()), 0u);
     EXPECT_EQ(counter(s, "partitions"), 1u);
     EXPECT_EQ(counter(s, "reprofiles"), 0u) << "every id of iterations 2-4 was found: ids repeat";
     EXPECT_EQ(counter(s, "cpu_bound"), 0u);
@@ -189,6 +196,13 @@ void check_stencil_partitions(bool groups) {
 
 TEST(CatsSimulated, ForkJoinStencilIsPartitionedAfterOneIteration) { check_stencil_partitions(false); }
 TEST(CatsSimulated, TaskGroupStencilIsPartitionedAfterOneIteration) { check_stencil_partitions(true); }
+TEST(CatsSimulated, DeclaredLinesPartitionTheStencilToo) { check_stencil_partitions(false, "declared"); }
+
+TEST(CatsSimulated, PerfIsRefusedUnderTheSimulator) {
+  locus::runtime_options o = on_opteron(4, 1);
+  o.policy_options = {{"miss_source", "perf"}};
+  EXPECT_THROW(locus::runtime rt(o), locus::config_error);
+}
 
 TEST(CatsSimulated, IntraSocketWorkStaysInItsSocketUnderManySeeds) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {

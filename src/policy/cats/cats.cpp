@@ -325,10 +325,6 @@ worker_view* cats_policy::choose_victim(worker_view& thief) {
 }
 
 search_result cats_policy::find_work(worker_view& w) {
-  // Plain ws from the start: why, said once, by the first worker to look for work.
-  if (plain_reason_ >= 0 && !announced_.load(std::memory_order_relaxed) &&
-      !announced_.exchange(true, std::memory_order_relaxed))
-    ctx->count(w, plain_reason_);
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int home = socket_of(w.id);
   const int n = num_sockets();
@@ -338,8 +334,13 @@ search_result cats_policy::find_work(worker_view& w) {
     for (int i = 0; i < n; ++i)
       if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>((home + i) % n)], i == 0))
         return {f, found_at::policy};
-    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
-    return default_search(*this, *ctx, w);
+    const search_result r = default_search(*this, *ctx, w);
+    // Plain ws from the start: why, said once, with the first root (not
+    // when workers first look: that can precede a stats reset).
+    if (r.where == found_at::roots && plain_reason_ >= 0 && !announced_.load(std::memory_order_relaxed) &&
+        !announced_.exchange(true, std::memory_order_relaxed))
+      ctx->count(w, plain_reason_);
+    return r;
   }
   // Section 3.3: the socket's other intra-socket pools...
   const auto& mates = sockets_[static_cast<std::size_t>(home)]->workers;

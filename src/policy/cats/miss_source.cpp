@@ -30,23 +30,33 @@ namespace {
 bool beyond_private(const std::string& name) {
   return name == "l3_hits" || name == "remote_l3_hits" || name == "local_dram" || name == "remote_dram";
 }
+// ...and those that count every access, wherever it was served: the
+// declared lines under the simulator.
+bool any_access(const std::string& name) {
+  return name == "l1_hits" || name == "l2_hits" || beyond_private(name);
+}
 }  // namespace
 
 miss_source::miss_source(engine& eng, int workers, const std::string& wanted) : eng_(&eng) {
   check_source_name("LOCUS_CATS_MISS_SOURCE", wanted);
-  const auto names = eng.counter_names();
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (beyond_private(names[i])) counted_.push_back(static_cast<int>(i));
-  const bool simulated = !counted_.empty() && eng.access_unit_bytes() > 0;
-  if (wanted == "simulator" && !simulated)
-    throw config_error("LOCUS_CATS_MISS_SOURCE=simulator: the simulator's counts exist only under LOCUS_ENGINE=sim");
   if (wanted == "none") return;
-  if (simulated && wanted != "perf") {
-    kind_ = source_kind::simulator;
+  const auto names = eng.counter_names();
+  if (eng.access_unit_bytes() > 0 && !names.empty()) {  // the simulator
+    if (wanted == "perf")
+      throw config_error("LOCUS_CATS_MISS_SOURCE=perf: under LOCUS_ENGINE=sim the hardware counters would count "
+                         "the simulator itself; accepted there are auto, simulator, declared and none");
+    // simulator: the lines served beyond the private caches; declared: every
+    // line the tasks touch, each taken as missed (as on threads).
+    kind_ = wanted == "declared" ? source_kind::declared : source_kind::simulator;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (kind_ == source_kind::declared ? any_access(names[i]) : beyond_private(names[i]))
+        counted_.push_back(static_cast<int>(i));
     unit_ = eng.access_unit_bytes();
     buffers_.assign(static_cast<std::size_t>(workers), std::vector<std::uint64_t>(names.size()));
     return;
   }
+  if (wanted == "simulator")
+    throw config_error("LOCUS_CATS_MISS_SOURCE=simulator: the simulator's counts exist only under LOCUS_ENGINE=sim");
   if (wanted == "auto" || wanted == "perf") {
     // perf: probe once on this thread; each worker opens its own later.
     const int probe = open_perf();
@@ -64,14 +74,16 @@ miss_source::miss_source(engine& eng, int workers, const std::string& wanted) : 
   count_declared_bytes(true);
 }
 
+bool miss_source::counts_declared_bytes() const { return kind_ == source_kind::declared && counted_.empty(); }
+
 miss_source::~miss_source() {
   for (int fd : fds_)
     if (fd >= 0) ::close(fd);
-  if (kind_ == source_kind::declared && measuring_.load()) count_declared_bytes(false);
+  if (counts_declared_bytes() && measuring_.load()) count_declared_bytes(false);
 }
 
 void miss_source::measuring(bool on) {
-  if (kind_ == source_kind::declared && measuring_.exchange(on) != on) count_declared_bytes(on);
+  if (counts_declared_bytes() && measuring_.exchange(on) != on) count_declared_bytes(on);
 }
 
 void check_source_name(std::string_view setting, std::string_view value) {
@@ -98,14 +110,15 @@ int miss_source::open_perf() {
 
 std::uint64_t miss_source::read(int w) {
   const auto i = static_cast<std::size_t>(w);
+  if (!counted_.empty()) {  // the simulator's counts (either kind)
+    auto& buf = buffers_[i];
+    eng_->read_counters(w, buf.data());
+    std::uint64_t n = 0;
+    for (int c : counted_) n += buf[static_cast<std::size_t>(c)];
+    return n;
+  }
   switch (kind_) {
-    case source_kind::simulator: {
-      auto& buf = buffers_[i];
-      eng_->read_counters(w, buf.data());
-      std::uint64_t n = 0;
-      for (int c : counted_) n += buf[static_cast<std::size_t>(c)];
-      return n;
-    }
+    case source_kind::simulator: break;
     case source_kind::perf: {
       if (fds_[i] == -2) fds_[i] = open_perf();  // on the worker's own thread
       std::uint64_t n = 0;

@@ -14,7 +14,9 @@
 //              taken as missed (the paper's own approximation: leaf tasks
 //              share little data), counted in 64-byte lines. A program
 //              that declares nothing looks CPU-bound and runs as plain
-//              work stealing.
+//              work stealing. Under the simulator (asked for by name):
+//              every line the tasks touch, wherever it was served.
+//   perf is refused under the simulator (it would count the simulator).
 //   none       only when asked: CATS schedules as plain work stealing.
 // The counters profiled_simulator, profiled_perf and profiled_declared say
 // which source a run used; nothing is made up.
@@ -59,13 +61,15 @@ class miss_source {
   void measuring(bool on);
 
  private:
+  // declared on threads: the per-thread byte counts of engine/declared_bytes.hpp.
+  bool counts_declared_bytes() const;
   // Opens a counter for the calling thread; -1 and perf_error_ if it cannot.
   int open_perf();
 
   engine* eng_;
   source_kind kind_ = source_kind::none;
   std::uint64_t unit_ = 64;
-  std::vector<int> counted_;                  // simulator: the counters that are misses
+  std::vector<int> counted_;                  // simulator: the counters read (empty on threads)
   std::vector<std::vector<std::uint64_t>> buffers_;  // simulator: per worker
   std::vector<int> fds_;                      // perf: per worker, -2 until opened
   std::string perf_error_;
