@@ -37,6 +37,8 @@
 //                    deque (or, owner == nullptr, the root queue): a worker
 //                    sleeps rather than spin on work it may not take, and a
 //                    wake goes to a worker that may take the new work
+//   filters_work     (const) whether may_take can ever say no, asked once at
+//                    start-up; without it, overriding may_take means yes
 //
 // A policy sees workers through their views (worker_view) and the pool
 // through a policy_context; it never sees the core's runtime state.
@@ -172,8 +174,13 @@ class policy_adapter final : public policy_base {
   }
   void share_done(worker_view& w, const task_context& g, const task_context* c) override { impl_.share_done(w, g, c); }
   bool filters_work() const override {
-    // Overridden: &P::may_take is then a member of P, not of policy_defaults.
-    return !std::is_same_v<decltype(&P::may_take), decltype(&policy_defaults::may_take)>;
+    // A policy that knows at start-up whether its may_take will ever say no
+    // says so (cats running as plain ws); otherwise overriding may_take
+    // (&P::may_take is then a member of P, not of policy_defaults) counts.
+    if constexpr (requires { impl_.filters_work(); })
+      return impl_.filters_work();
+    else
+      return !std::is_same_v<decltype(&P::may_take), decltype(&policy_defaults::may_take)>;
   }
 
  private:

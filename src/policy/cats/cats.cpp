@@ -325,6 +325,7 @@ worker_view* cats_policy::choose_victim(worker_view& thief) {
 }
 
 search_result cats_policy::find_work(worker_view& w) {
+  if (plain_reason_ >= 0) return plain_search(w);  // no pools, no profile: ws's own round
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int home = socket_of(w.id);
   const int n = num_sockets();
@@ -334,13 +335,7 @@ search_result cats_policy::find_work(worker_view& w) {
     for (int i = 0; i < n; ++i)
       if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>((home + i) % n)], i == 0))
         return {f, found_at::policy};
-    const search_result r = default_search(*this, *ctx, w);
-    // Plain ws from the start: why, said once, with the first root (not
-    // when workers first look: that can precede a stats reset).
-    if (r.where == found_at::roots && plain_reason_ >= 0 && !announced_.load(std::memory_order_relaxed) &&
-        !announced_.exchange(true, std::memory_order_relaxed))
-      ctx->count(w, plain_reason_);
-    return r;
+    return default_search(*this, *ctx, w);
   }
   // Section 3.3: the socket's other intra-socket pools...
   const auto& mates = sockets_[static_cast<std::size_t>(home)]->workers;
@@ -375,6 +370,16 @@ search_result cats_policy::find_work(worker_view& w) {
     if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>(other)], false)) return {f, found_at::policy};
   }
   return {};
+}
+
+search_result cats_policy::plain_search(worker_view& w) {
+  const search_result r = default_search(*this, *ctx, w);
+  // Why cats is plain ws, said once with the first root (not when workers
+  // first look: that can precede a stats reset).
+  if (r.where == found_at::roots && !announced_.load(std::memory_order_relaxed) &&
+      !announced_.exchange(true, std::memory_order_relaxed))
+    ctx->count(w, plain_reason_);
+  return r;
 }
 
 bool cats_policy::has_work_for(worker_view& w) {

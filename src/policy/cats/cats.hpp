@@ -79,6 +79,8 @@ class cats_policy : public policy_defaults {
   worker_view* choose_victim(worker_view& thief);
   void route_spawn(worker_view& w, frame* f);
   bool has_work_for(worker_view& w);
+  // may_take never says no when cats is plain ws from the start.
+  bool filters_work() const { return plain_reason_ < 0; }
   bool may_take(const worker_view& w, const worker_view* owner);
   void on_task(worker_view& w, task_event e, const frame* f);
   share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
@@ -118,6 +120,7 @@ class cats_policy : public policy_defaults {
   void switch_task(worker_view& w, bool measuring, cats::task_id next);
   void finish_profile(worker_view& w);
   frame* take_from_pool(worker_view& w, socket_state& s, bool own);
+  search_result plain_search(worker_view& w);  // plain ws from the start (plain_reason_)
   void wake_heads(int first);
 
   cats::miss_source misses_;
