@@ -192,10 +192,19 @@ bool root_started(runtime_state& rt) {
 }
 
 void root_finished(runtime_state& rt) {
-  std::lock_guard lock(rt.busy_mutex);
-  if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) == 1)
+  {
+    std::lock_guard lock(rt.busy_mutex);
+    if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (rt.eng->now_ns() - rt.busy_since_ns),
                      std::memory_order_relaxed);
+  }
+  // The computation is over. Under the simulator the next root comes only
+  // once every worker sleeps without a timer (from_outside), so a napper's
+  // timer (up to max_nap_ns) would put simulated idle time between roots
+  // that threads do not have: wake the sleepers now, and with no root in
+  // flight they go back to sleep without one. (Outside the lock: a wake
+  // may switch fibers.)
+  if (rt.eng->outside_waits_for_sleepers()) wake_all_sleepers(rt);
 }
 
 std::uint64_t busy_ns(runtime_state& rt) {
