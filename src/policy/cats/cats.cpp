@@ -118,10 +118,16 @@ cats_policy::cats_policy(policy_context& c)
   for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_task_events;
 }
 
+// Under profile_lock_, and no engine call: under the simulator a wake can
+// switch to another virtual worker on this thread, which may want the lock.
 void cats_policy::set_mode(mode m) {
   misses_.measuring(m == mode::profiling);
   mode_.store(static_cast<int>(m), std::memory_order_seq_cst);
-  // What workers may take changed (may_take): let sleepers look again.
+}
+
+// After a mode change, outside profile_lock_: what workers may take changed
+// (may_take), so sleepers look again.
+void cats_policy::wake_all() {
   for (int w = 0; w < ctx->num_workers(); ++w) ctx->wake(ctx->worker_at(w));
 }
 
@@ -230,23 +236,26 @@ void cats_policy::share_done(worker_view& w, const task_context& group, const ta
 }
 
 void cats_policy::finish_profile(worker_view& w) {
-  std::lock_guard guard(profile_lock_);
-  if (current_mode() != mode::profiling) return;
-  if (cpu_bound_misses_ > 0 && table_.cpu_bound(cpu_bound_misses_)) {
-    ctx->count(w, cpu_bound);
-    set_mode(mode::plain);  // section 3.5: plain task stealing, child-first
-    return;
+  {
+    std::lock_guard guard(profile_lock_);
+    if (current_mode() != mode::profiling) return;
+    if (cpu_bound_misses_ > 0 && table_.cpu_bound(cpu_bound_misses_)) {
+      ctx->count(w, cpu_bound);
+      set_mode(mode::plain);  // section 3.5: plain task stealing, child-first
+    } else {
+      ctx->count(w, partitions);
+      std::uint64_t limit = shared_cache_;
+      if (spread_) {
+        // Every socket gets a subtree: at most 1/sockets of the root's SOID,
+        // with an eighth more for halos and uneven splits.
+        const std::uint64_t share = table_.soid(cats::root_id).value_or(0) / sockets_.size();
+        limit = std::min(limit, std::max<std::uint64_t>(1, share + share / 8));
+      }
+      subtree_limit_.store(limit, std::memory_order_relaxed);
+      set_mode(mode::partitioned);
+    }
   }
-  ctx->count(w, partitions);
-  std::uint64_t limit = shared_cache_;
-  if (spread_) {
-    // Every socket gets a subtree: at most 1/sockets of the root's SOID,
-    // with an eighth more for halos and uneven splits.
-    const std::uint64_t share = table_.soid(cats::root_id).value_or(0) / sockets_.size();
-    limit = std::min(limit, std::max<std::uint64_t>(1, share + share / 8));
-  }
-  subtree_limit_.store(limit, std::memory_order_relaxed);
-  set_mode(mode::partitioned);
+  wake_all();
 }
 
 // ------------------------------------------------------------ pools
@@ -358,9 +367,13 @@ search_result cats_policy::find_work(worker_view& w) {
   if (frame* f = ctx->take_root(w)) {
     if (reprofile_.exchange(false, std::memory_order_acq_rel)) {
       // A spawned id was missing from the profile: this root starts a new one.
-      table_.clear();
-      ctx->count(w, reprofiles);
-      set_mode(mode::profiling);
+      {
+        std::lock_guard guard(profile_lock_);
+        table_.clear();
+        ctx->count(w, reprofiles);
+        set_mode(mode::profiling);
+      }
+      wake_all();
     }
     return {f, found_at::roots};
   }

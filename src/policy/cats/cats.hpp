@@ -113,7 +113,8 @@ class cats_policy : public policy_defaults {
   };
 
   mode current_mode() const { return static_cast<mode>(mode_.load(std::memory_order_acquire)); }
-  void set_mode(mode m);
+  void set_mode(mode m);  // under profile_lock_
+  void wake_all();
   bool is_head(int w) const { return sockets_[static_cast<std::size_t>(socket_of(w))]->workers.front() == w; }
   // Credits w's misses since its last switch to the task that ran, and
   // makes `next` (if measuring) the task that runs now.
@@ -141,7 +142,7 @@ class cats_policy : public policy_defaults {
   std::atomic<bool> reprofile_{false};
   int plain_reason_ = -1;               // no_miss_source or one_socket: ws from the start
   std::atomic<bool> announced_{false};  // plain_reason_ counted
-  std::mutex profile_lock_;             // ends a profile once
+  std::mutex profile_lock_;             // ends or restarts a profile once; no engine call under it
 };
 static_assert(scheduling_policy<cats_policy>);
 
