@@ -11,6 +11,7 @@
 #include <tuple>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -176,11 +177,10 @@ void check_stencil_partitions(bool groups, const char* source = "simulator") {
     locus::runtime rt(o);
     par.run(4, true);
     const locus::stats s = locus::get_stats();
-    const std::string used = std::string("profiled_") + source, other = source == std::string("simulator")
-                                                                              ? "profiled_declared"
-                                                                              : "profiled_simulator";
-    EXPECT_GT(counter(s, used.c_str()), 400u) << "iteration one profiles every task";
-    EXPECT_EQ(counter(s, other.c_str()), 0u);
+    const bool simulator = std::string_view(source) == "simulator";
+    EXPECT_GT(counter(s, simulator ? "profiled_simulator" : "profiled_declared"), 400u)
+        << "iteration one profiles every task";
+    EXPECT_EQ(counter(s, simulator ? "profiled_declared" : "profiled_simulator"), 0u);
     EXPECT_EQ(counter(s, "partitions"), 1u);
     EXPECT_EQ(counter(s, "reprofiles"), 0u) << "every id of iterations 2-4 was found: ids repeat";
     EXPECT_EQ(counter(s, "cpu_bound"), 0u);

@@ -118,7 +118,7 @@ std::uint64_t miss_source::read(int w) {
     return n;
   }
   switch (kind_) {
-    case source_kind::simulator: break;
+    case source_kind::simulator: break;  // read above
     case source_kind::perf: {
       if (fds_[i] == -2) fds_[i] = open_perf();  // on the worker's own thread
       std::uint64_t n = 0;
