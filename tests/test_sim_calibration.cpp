@@ -138,7 +138,8 @@ struct triads {
 // What the machine's figures say: see the comment at the top. A triad takes
 // as long as its busiest resource needs for the traffic it made: the home
 // controller moves the reads and the write-backs; a remote triad's reads
-// cross the links one way and its write-backs the other (full duplex); the
+// cross the links one way, with their packet headers, and its write-backs
+// and the reads' requests the other (full duplex); the
 // prefetchers of `cores` cores keep Little's figure of reads in flight
 // (write-backs are posted, they hold no fill buffer).
 figures expected(const sim::machine_model& m, const triads& run) {
@@ -156,7 +157,13 @@ figures expected(const sim::machine_model& m, const triads& run) {
   const auto gbps = [&](const triad_run& r, int cores, bool remote) {
     const double read = r.read_bytes, back = r.written_back_bytes;
     double ns = std::max((read + back) / controller, read / (cores * little(remote ? remote_ns : local_ns)));
-    if (remote) ns = std::max({ns, read / link, back / link});
+    // On a link each line carries its packet header; the write-backs'
+    // direction carries the reads' requests too (the snoops spread over
+    // every link and are left out of the figure: the reads' direction is
+    // the busiest).
+    const double header = 1 + m.protocol.data_header_bytes / static_cast<double>(line);
+    const double requests = read / static_cast<double>(line) * m.protocol.request_bytes;
+    if (remote) ns = std::max({ns, read * header / link, (back * header + requests) / link});
     return stream_bytes / ns;
   };
   return {gbps(run.core_local, 1, false),
@@ -191,6 +198,7 @@ sim::machine_model slow_two_nodes() {
   m.memory_controller_gbps = 1;     // a 64-byte block: 64 cycles of a controller
   m.link_gbps = 0.5;                // 128 cycles of a link
   m.links_per_hop = 1;
+  m.protocol = {};                  // only the data crosses (the protocol has its own test)
   return m;
 }
 
@@ -223,6 +231,46 @@ TEST(Contention, WritebacksOccupyTheHomeControllerAndTheLinks) {
   EXPECT_DOUBLE_EQ(queues.link_free(queues.links().route(1, 0)[0]), 0);
   // A read of node 1's memory by node 1 waits behind them.
   EXPECT_DOUBLE_EQ(queues.reserve_reads(1, 0, std::vector<std::uint64_t>{0, 1}, none), 384);
+}
+
+// The protocol's bytes per 64-byte line, at 0.5 GB/s and 1 GHz: 2 cycles
+// a byte. On the ring of four (0-1-2-3-0) a read by node 0 of a block homed
+// on node 1 sends its request over 0 -> 1; its snoops go to 1 (0 -> 1), 2
+// (0 -> 1 -> 2, the lower way) and 3 (0 -> 3); 2 and 3 answer the home,
+// 3 over 3 -> 0 -> 1 (the lower way), the data comes back over 1 -> 0 with
+// its header, and only the data is waited for.
+TEST(Contention, LinksCarryHeadersRequestsSnoopsAndResponses) {
+  sim::machine_model m = sim::find_machine("numa-ws-4x8");
+  m.clock_ghz = 1;
+  m.memory_controller_gbps = 0;
+  m.link_gbps = 0.5;
+  m.links_per_hop = 1;
+  m.protocol = {8, 4, 2, 1};
+  sim::contention queues(m, 64);
+  const auto& net = queues.links();
+  const auto link = [&](int from, int to) { return queues.link_free(net.route(from, to)[0]); };
+  const std::vector<std::uint64_t> none(4, 0);
+  // The data: (64 + 8) bytes x 2 cycles.
+  EXPECT_DOUBLE_EQ(queues.reserve_reads(0, 0, std::vector<std::uint64_t>{0, 1, 0, 0}, none), 144);
+  EXPECT_DOUBLE_EQ(link(1, 0), 144);
+  // 0 -> 1: the request (4), the snoops to 1 and to 2 (2 + 2), then 3's
+  // response to the home (1): 9 bytes.
+  EXPECT_DOUBLE_EQ(link(0, 1), 18);
+  EXPECT_DOUBLE_EQ(link(0, 3), 4);   // the snoop to 3
+  EXPECT_DOUBLE_EQ(link(3, 0), 2);   // 3's response, first hop
+  EXPECT_DOUBLE_EQ(queues.link_free(net.route(2, 1)[0]), 2);  // 2's response
+  EXPECT_DOUBLE_EQ(queues.link_free(net.route(1, 2)[0]), 4);  // the snoop to 2, second hop
+  // A local miss sends no request and no data over a link, but snoops
+  // every other node, whose responses come back to it.
+  sim::contention local(m, 64);
+  EXPECT_DOUBLE_EQ(local.reserve_reads(0, 0, std::vector<std::uint64_t>{1, 0, 0, 0}, none), 0);
+  EXPECT_DOUBLE_EQ(local.link_free(net.route(0, 1)[0]), 8);  // snoops to 1 and 2
+  EXPECT_DOUBLE_EQ(local.link_free(net.route(1, 0)[0]), 4);  // responses of 1 and 2
+  // Without snoop bytes nothing is broadcast.
+  m.protocol = {8, 4, 0, 1};
+  sim::contention directory(m, 64);
+  directory.reserve_reads(0, 0, std::vector<std::uint64_t>{1, 0, 0, 0}, none);
+  for (std::size_t l = 0; l < net.links.size(); ++l) EXPECT_DOUBLE_EQ(directory.link_free(static_cast<int>(l)), 0);
 }
 
 TEST(Contention, UnlimitedResourcesNeverDelay) {

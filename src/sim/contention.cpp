@@ -54,12 +54,17 @@ interconnect::interconnect(const topology& topo) : nodes(std::max(topo.num_numa_
 }
 
 contention::contention(const machine_model& machine, std::uint64_t block_bytes) : net_(machine.topo) {
-  // A block takes block_bytes / (GB/s) nanoseconds of a resource.
-  const auto per_block = [&](double gbps) {
-    return gbps > 0 ? static_cast<double>(block_bytes) / gbps * machine.clock_ghz : 0.0;
-  };
-  controller_cycles_ = per_block(machine.memory_controller_gbps);
-  link_cycles_ = per_block(machine.link_gbps * std::max(machine.links_per_hop, 1));
+  // A block takes block_bytes / (GB/s) nanoseconds of a controller; on a
+  // link, each 64-byte line of it also carries the protocol's bytes.
+  const auto cycles = [&](double bytes, double gbps) { return gbps > 0 ? bytes / gbps * machine.clock_ghz : 0.0; };
+  const double link_gbps = machine.link_gbps * std::max(machine.links_per_hop, 1);
+  const double lines = static_cast<double>(block_bytes) / protocol_line_bytes;
+  const auto& p = machine.protocol;
+  controller_cycles_ = cycles(static_cast<double>(block_bytes), machine.memory_controller_gbps);
+  data_cycles_ = cycles(static_cast<double>(block_bytes) + lines * p.data_header_bytes, link_gbps);
+  request_cycles_ = cycles(lines * p.request_bytes, link_gbps);
+  snoop_cycles_ = cycles(lines * p.snoop_bytes, link_gbps);
+  response_cycles_ = snoop_cycles_ > 0 ? cycles(lines * p.snoop_response_bytes, link_gbps) : 0.0;
   controller_free_.assign(static_cast<std::size_t>(net_.nodes), 0.0);
   link_free_.assign(net_.links.size(), 0.0);
 }
@@ -69,13 +74,22 @@ double contention::occupy(double& free, double at, double busy) {
   return free;
 }
 
-double contention::transfer(int from, int to, double at, std::uint64_t blocks) {
+double contention::transfer(int from, int to, double at, double cycles) {
   double done = at;
-  if (link_cycles_ <= 0 || from == to) return done;
+  if (cycles <= 0 || from == to) return done;
   for (const int link : net_.route(from, to))
-    done = std::max(done, occupy(link_free_[static_cast<std::size_t>(link)], at,
-                                 static_cast<double>(blocks) * link_cycles_));
+    done = std::max(done, occupy(link_free_[static_cast<std::size_t>(link)], at, cycles));
   return done;
+}
+
+void contention::snoop(int node, int home, double at, std::uint64_t blocks) {
+  if (snoop_cycles_ <= 0) return;
+  const auto n = static_cast<double>(blocks);
+  for (int peer = 0; peer < net_.nodes; ++peer) {
+    if (peer == node) continue;
+    transfer(node, peer, at, n * snoop_cycles_);
+    transfer(peer, home, at, n * response_cycles_);
+  }
 }
 
 double contention::reserve_reads(int node, double at, std::span<const std::uint64_t> dram_by_home,
@@ -84,12 +98,22 @@ double contention::reserve_reads(int node, double at, std::span<const std::uint6
   for (std::size_t home = 0; home < dram_by_home.size(); ++home) {
     const std::uint64_t blocks = dram_by_home[home];
     if (blocks == 0) continue;
-    if (controller_cycles_ > 0)
-      done = std::max(done, occupy(controller_free_[home], at, static_cast<double>(blocks) * controller_cycles_));
-    done = std::max(done, transfer(static_cast<int>(home), node, at, blocks));
+    const auto h = static_cast<int>(home);
+    const auto n = static_cast<double>(blocks);
+    if (controller_cycles_ > 0) done = std::max(done, occupy(controller_free_[home], at, n * controller_cycles_));
+    transfer(node, h, at, n * request_cycles_);
+    snoop(node, h, at, blocks);
+    done = std::max(done, transfer(h, node, at, n * data_cycles_));
   }
-  for (std::size_t from = 0; from < l3_by_node.size(); ++from)
-    if (l3_by_node[from] != 0) done = std::max(done, transfer(static_cast<int>(from), node, at, l3_by_node[from]));
+  // A line another L3 forwards: its home is not known here, so the snoop
+  // responses are counted to the reader (a cache-to-cache transfer answers
+  // the reader directly) and no request goes to a home.
+  for (std::size_t from = 0; from < l3_by_node.size(); ++from) {
+    const std::uint64_t blocks = l3_by_node[from];
+    if (blocks == 0) continue;
+    snoop(node, node, at, blocks);
+    done = std::max(done, transfer(static_cast<int>(from), node, at, static_cast<double>(blocks) * data_cycles_));
+  }
   return done;
 }
 
@@ -97,8 +121,9 @@ void contention::reserve_writebacks(int node, double at, std::span<const std::ui
   for (std::size_t home = 0; home < by_home.size(); ++home) {
     const std::uint64_t blocks = by_home[home];
     if (blocks == 0) continue;
-    if (controller_cycles_ > 0) occupy(controller_free_[home], at, static_cast<double>(blocks) * controller_cycles_);
-    transfer(node, static_cast<int>(home), at, blocks);
+    const auto n = static_cast<double>(blocks);
+    if (controller_cycles_ > 0) occupy(controller_free_[home], at, n * controller_cycles_);
+    transfer(node, static_cast<int>(home), at, n * data_cycles_);
   }
 }
 

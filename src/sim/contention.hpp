@@ -11,6 +11,14 @@
 // the shortest route (breadth first, ties to the lower node), one direction
 // of each; each direction has the link's bandwidth (QPI, HyperTransport and
 // UPI are full duplex).
+//
+// What crosses a link is the machine's link_protocol: a line of data with
+// its packet header, the read request on the way to the home, and on a
+// machine without a directory the snoop of every other node and the
+// snooped nodes' responses to the home, for every miss, local ones too
+// (QPI's source snoop, HyperTransport's broadcast probes). A reader waits
+// for its data and the home's controller; requests, snoops and responses
+// only occupy their links, so later transfers queue behind them.
 #pragma once
 
 #include <cstdint>
@@ -37,12 +45,16 @@ struct interconnect {
 
 class contention {
  public:
+  // The line the protocols' packets carry (QPI, UPI and HyperTransport move
+  // 64-byte lines); a block of several lines carries their overheads.
+  static constexpr double protocol_line_bytes = 64;
+
   // Bandwidths come from the machine (memory_controller_gbps, link_gbps,
   // links_per_hop; 0 GB/s: that resource is not limited); one unit of
   // traffic is a block of block_bytes.
   contention(const machine_model& machine, std::uint64_t block_bytes);
 
-  bool enabled() const { return controller_cycles_ > 0 || link_cycles_ > 0; }
+  bool enabled() const { return controller_cycles_ > 0 || data_cycles_ > 0; }
 
   // A piece of a touch issued at `at` by a core of `node` reads
   // dram_by_home[h] blocks from node h's DRAM and l3_by_node[g] blocks from
@@ -66,11 +78,21 @@ class contention {
  private:
   // Occupies a resource for `busy` cycles from max(at, free); returns the end.
   static double occupy(double& free, double at, double busy);
-  double transfer(int from, int to, double at, std::uint64_t blocks);
+  // Occupies each link of the route from -> to for `cycles`; returns when
+  // the last has passed it (at the earliest `at`).
+  double transfer(int from, int to, double at, double cycles);
+  // The snoops of `blocks` missed blocks a core of `node` sends to every
+  // other node, and their responses to `home`.
+  void snoop(int node, int home, double at, std::uint64_t blocks);
 
   interconnect net_;
   double controller_cycles_ = 0;  // per block; 0: unlimited
-  double link_cycles_ = 0;        // per block and direction; 0: unlimited
+  // Cycles of one link direction per block: the data with its header, a
+  // request, a snoop, a snoop response (all 0 when links are unlimited).
+  double data_cycles_ = 0;
+  double request_cycles_ = 0;
+  double snoop_cycles_ = 0;
+  double response_cycles_ = 0;
   std::vector<double> controller_free_;
   std::vector<double> link_free_;
 };

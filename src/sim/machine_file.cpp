@@ -36,7 +36,9 @@ constexpr std::string_view other_keys[] = {"base",      "name",
                                            "source",    "topology",
                                            "clock_ghz", "reference_distance",
                                            "memory_controller_gbps", "link_gbps",
-                                           "links_per_hop",   "outstanding_misses",
+                                           "links_per_hop",   "link_data_header_bytes",
+                                           "link_request_bytes", "snoop_bytes",
+                                           "snoop_response_bytes", "outstanding_misses",
                                            "prefetch_outstanding", "prefetch_trigger"};
 
 // What a file must give when it has no base preset to inherit from.
@@ -183,6 +185,14 @@ class machine_file_reader {
       m.link_gbps = decimal(key, e, /*zero_allowed=*/true);
     } else if (key == "links_per_hop") {
       m.links_per_hop = static_cast<int>(bounded(key, e, 1, 64));
+    } else if (key == "link_data_header_bytes") {
+      m.protocol.data_header_bytes = decimal(key, e, /*zero_allowed=*/true);
+    } else if (key == "link_request_bytes") {
+      m.protocol.request_bytes = decimal(key, e, /*zero_allowed=*/true);
+    } else if (key == "snoop_bytes") {
+      m.protocol.snoop_bytes = decimal(key, e, /*zero_allowed=*/true);
+    } else if (key == "snoop_response_bytes") {
+      m.protocol.snoop_response_bytes = decimal(key, e, /*zero_allowed=*/true);
     } else if (key == "outstanding_misses") {
       m.outstanding_misses = static_cast<unsigned>(bounded(key, e, 1, 1024));
     } else if (key == "prefetch_outstanding") {

@@ -100,6 +100,17 @@ struct machine_model {
   // nodes are adjacent comes from the distances (sim/contention.hpp).
   double link_gbps = 0;
   int links_per_hop = 1;
+  // What a link carries besides the data, in bytes of its quoted bandwidth
+  // per 64-byte line (sim/contention.hpp): the header of each data packet, a
+  // read request toward the home, and, on a machine that keeps no directory,
+  // a snoop to every other node per miss and each snooped node's response to
+  // the home (snoop_bytes 0: no broadcast). All 0: only the data crosses.
+  struct link_protocol {
+    double data_header_bytes = 0;
+    double request_bytes = 0;
+    double snoop_bytes = 0;
+    double snoop_response_bytes = 0;
+  } protocol;
   // Memory-level parallelism of a core (sim_engine::touch): the misses of
   // one touch overlap up to `outstanding_misses` at a time (the L1's line
   // fill buffers); 1 makes every miss wait for the previous one. After

@@ -50,15 +50,44 @@ struct memory_system {
   double controller_gbps;
   double link_gbps;
   int links_per_hop;
+  machine_model::link_protocol protocol;
   unsigned outstanding_misses;
   unsigned prefetch_outstanding;
   std::string_view source;
 };
 
+// What the links carry besides the data (machine_model::link_protocol), in
+// bytes of the quoted link rate per 64-byte line.
+//
+// QPI's quoted rate counts 8 bytes per 80-bit flit, and a 64-byte line
+// crosses as 9 flits, one of them a header (Intel, Xeon E5-2600 v2 uncore
+// performance monitoring reference, 329468-002, QPI link layer events). A
+// request, a snoop and a snoop response are taken as one flit each: their
+// message classes (HOM, SNP) carry no data (E5-2600 uncore guide, 327043,
+// opcode table; one flit each is an assumption). A QPI machine without a
+// directory snoops every other socket on every miss. Westmere-EX's
+// directory-assisted snoop returns data early but still sends the snoops,
+// and Intel calls 8-socket systems "limited by snoop bandwidth" (Xeon
+// E7-8800/4800/2800 datasheet volume 2, section 5.2, DAS). Sandy Bridge-EP
+// and Nehalem-EP keeping no directory is an assumption.
+constexpr machine_model::link_protocol qpi_broadcast_snoops{8, 8, 8, 8};
+// UPI (Cascade Lake) keeps a directory in memory and snoops only where it
+// says; its packet overheads are taken to be QPI's (an assumption).
+constexpr machine_model::link_protocol upi_directory{8, 8, 0, 0};
+// HyperTransport: a read response is a 4-byte control packet before the
+// data, a sized read request and a probe 8 bytes, a probe response 4
+// (HyperTransport I/O link specification, packet formats; recalled, not
+// re-checked). K10 Shanghai broadcasts probes to every node on a miss; from
+// Istanbul on, HT Assist's probe filter directs them (AMD, recalled, not
+// re-checked), which the model leaves out: Bulldozer sends none.
+constexpr machine_model::link_protocol ht_broadcast_probes{4, 8, 8, 4};
+constexpr machine_model::link_protocol ht_probe_filter{4, 8, 0, 0};
+
 machine_model with_memory_system(machine_model m, const memory_system& s) {
   m.memory_controller_gbps = s.controller_gbps;
   m.link_gbps = s.link_gbps;
   m.links_per_hop = s.links_per_hop;
+  m.protocol = s.protocol;
   m.outstanding_misses = s.outstanding_misses;
   m.prefetch_outstanding = s.prefetch_outstanding;
   m.prefetch_trigger = 2;  // two misses in a page, as Intel's L2 streamer (optimization manual)
@@ -99,7 +128,7 @@ machine_model numa_ws_4x8() {
                "4/12/30 cycles: TechReport Core i7-3960X review. Remote L3 = 4.9 x L3, remote "
                "DRAM = 1.6 x local: TBB-NUMA (seed 001) ratios. Local DRAM: stand-in 65 ns "
                "(Nehalem, from TBB-NUMA's 190 cycles) at 2.2 GHz. L3 associativity assumed."),
-                            {42.7, 14.4, 1, 10, 16,
+                            {42.7, 14.4, 1, qpi_broadcast_snoops, 10, 16,
                              "E5-4620: 4 channels of DDR3-1333 = 42.7 GB/s per socket, QPI 7.2 GT/s = "
                              "14.4 GB/s per link and direction (Intel ARK, recalled, not re-checked); "
                              "10 L1 fill buffers and a 16-entry L2 queue for the streamer (Intel "
@@ -137,7 +166,7 @@ machine_model tbb_numa_westmere_4x8() {
                "review) at 2.13 GHz. Remote L3 = 4.9 x L3 (TBB-NUMA ratio). DRAM 135 / 197 ns "
                "local / remote: Intel MLC on a 4-socket E7-4800 (Willhalm, Intel blog 2014), at "
                "2.13 GHz. Three QPI links to the other sockets: every remote node one hop."),
-                            {34.1, 12.8, 1, 10, 16,
+                            {34.1, 12.8, 1, qpi_broadcast_snoops, 10, 16,
                              "E7-4830: 4 memory channels of DDR3-1066 = 34.1 GB/s per socket, QPI "
                              "6.4 GT/s = 12.8 GB/s per link and direction (Intel ARK, recalled, not "
                              "re-checked); 10 fill buffers, 16-entry L2 queue (Nehalem core)."});
@@ -169,7 +198,7 @@ machine_model tbb_numa_nehalem_2x4() {
                "Nagel, MICRO 2009); used as cycles, as the paper gives them, though [15]'s chip "
                "may be clocked above the E5520. L1/L2 4/10 cycles: Levinthal, Intel Core "
                "i7/Xeon 5500 performance guide."),
-                            {25.6, 11.7, 1, 10, 16,
+                            {25.6, 11.7, 1, qpi_broadcast_snoops, 10, 16,
                              "E5520: 3 channels of DDR3-1066 = 25.6 GB/s per socket, QPI 5.86 GT/s = "
                              "11.7 GB/s per direction (Intel ARK, recalled, not re-checked); 10 fill "
                              "buffers, 16-entry L2 queue (Levinthal's guide)."});
@@ -212,7 +241,7 @@ machine_model tbb_numa_bulldozer_4x4() {
                "cores) modeled as 1 MB per core. L3 55 cycles: K10 stand-in (AnandTech Phenom II "
                "review, Everest). Remote L3 = 4.9 x L3, remote DRAM = 1.6 x local: TBB-NUMA's "
                "AMD ratios. Local DRAM: stand-in 65 ns at 2.6 GHz. All dies one hop, assumed."),
-                            {25.6, 12.8, 1, 8, 16,
+                            {25.6, 12.8, 1, ht_probe_filter, 8, 16,
                              "Opteron 6212: 2 channels of DDR3-1600 per die = 25.6 GB/s, "
                              "HyperTransport 3 at 6.4 GT/s = 12.8 GB/s per direction (AMD, recalled, "
                              "not re-checked); 8 outstanding L1 misses and 16 prefetched lines: "
@@ -250,7 +279,7 @@ machine_model cats_opteron_4x4() {
                "100 ns: McCalpin's Opteron latency chart, 4-socket Family 10h, at 2.5 GHz. Remote "
                "L3 = 4.9 x L3, remote DRAM = 1.6 x local: TBB-NUMA's AMD ratios. dist 10/20 "
                "assumed."),
-                            {12.8, 8.8, 1, 8, 8,
+                            {12.8, 8.8, 1, ht_broadcast_probes, 8, 8,
                              "Opteron 8380: 2 channels of DDR2-800 = 12.8 GB/s per socket, "
                              "HyperTransport 3 at 4.4 GT/s = 8.8 GB/s per direction (AMD, recalled, "
                              "not re-checked); 8 miss buffers (K10) and 8 prefetched lines: "
@@ -288,7 +317,7 @@ machine_model adws_cascadelake_2x28() {
                "(Skylake-SP). DRAM 81 / 141 ns local / remote and remote cache 114 ns: Intel MLC "
                "on a 2-socket Xeon Gold 6240 (github.com/gjbex/Code-optimization), at 2.7 GHz. "
                "dist 10/21: usual two-socket Xeon Scalable SLIT."),
-                            {140.8, 20.8, 3, 12, 16,
+                            {140.8, 20.8, 3, upi_directory, 12, 16,
                              "Xeon 8280: 6 channels of DDR4-2933 = 140.8 GB/s per socket, 3 UPI links "
                              "at 10.4 GT/s = 20.8 GB/s per link and direction, all three assumed "
                              "between the two sockets (Intel ARK, recalled, not re-checked); 12 fill "
@@ -327,7 +356,7 @@ machine_model nabbitc_8x10() {
                "Xeon 7500 review) at 2.27 GHz. Remote L3 = 4.9 x L3 (TBB-NUMA ratio). DRAM "
                "135 / 197 ns local / one hop: stand-in, Intel MLC on a 4-socket E7-4800 "
                "(Willhalm, Intel blog 2014), at 2.27 GHz. Ring of 8 capped at 2 hops, assumed."),
-                            {34.1, 12.8, 1, 10, 16,
+                            {34.1, 12.8, 1, qpi_broadcast_snoops, 10, 16,
                              "E7-8860: as the E7-4830, 4 memory channels of DDR3-1066 = 34.1 GB/s per "
                              "socket, QPI 6.4 GT/s = 12.8 GB/s per link and direction (Intel ARK, "
                              "recalled, not re-checked); 10 fill buffers, 16-entry L2 queue."});
