@@ -81,15 +81,21 @@ std::size_t triad_elements(const sim::machine_model& m) {
   return bytes / sizeof(double);
 }
 
+// The cores of node 0: one socket's triad runs on them.
+int cores_of_node_0(const sim::machine_model& m) {
+  return static_cast<int>(std::count_if(m.topo.cores.begin(), m.topo.cores.end(),
+                                        [](const auto& core) { return core.numa_node == 0; }));
+}
+
 triad_run triad(const std::string& machine, int workers, int home) {
-  const std::size_t triad_elements = ::triad_elements(sim::find_machine(machine));
-  page_array a(triad_elements), b(triad_elements), c(triad_elements);
+  const std::size_t elements = triad_elements(sim::find_machine(machine));
+  page_array a(elements), b(elements), c(elements);
   locus::runtime rt(on(machine, workers));
-  const std::size_t bytes = triad_elements * sizeof(double);
+  const std::size_t bytes = elements * sizeof(double);
   if (home >= 0)
     for (double* p : {a.data.get(), b.data.get(), c.data.get()}) locus::detail::simulate_place_pages(p, bytes, home);
   locus::reset_stats();
-  locus::parallel_for(std::int64_t{0}, static_cast<std::int64_t>(triad_elements / triad_grain), std::int64_t{1},
+  locus::parallel_for(std::int64_t{0}, static_cast<std::int64_t>(elements / triad_grain), std::int64_t{1},
                       [&](std::int64_t piece) {
                         const std::size_t lo = static_cast<std::size_t>(piece) * triad_grain;
                         locus::touch(b.data.get() + lo, triad_grain * sizeof(double));
@@ -99,10 +105,10 @@ triad_run triad(const std::string& machine, int workers, int home) {
                           a.data[i] = b.data[i] + 3.0 * c.data[i];
                       });
   const locus::stats st = locus::get_stats();
-  EXPECT_EQ(a.data[triad_elements - 1], 4.0);
+  EXPECT_EQ(a.data[elements - 1], 4.0);
   const auto total = st.total();
   const double read = static_cast<double>(total.counter("local_dram") + total.counter("remote_dram")) * line;
-  return {24.0 * static_cast<double>(triad_elements) / st.elapsed_s / 1e9, read,
+  return {24.0 * static_cast<double>(elements) / st.elapsed_s / 1e9, read,
           static_cast<double>(total.counter("writebacks")) * line};
 }
 
@@ -147,8 +153,7 @@ figures expected(const sim::machine_model& m, const triads& run) {
   const int d = topo.numa_distance[0][remote_node];
   const double local_ns = static_cast<double>(m.dram_cycles(sim::local_distance)) / m.clock_ghz;
   const double remote_ns = static_cast<double>(m.dram_cycles(d)) / m.clock_ghz;
-  int socket = 0;
-  for (const auto& core : topo.cores) socket += core.numa_node == 0 ? 1 : 0;
+  const int socket = cores_of_node_0(m);
   const double in_flight = m.prefetch_outstanding > 0 ? m.prefetch_outstanding : m.outstanding_misses;
   const auto little = [&](double ns) { return in_flight * static_cast<double>(line) / ns; };  // GB/s
   const double controller = m.memory_controller_gbps > 0 ? m.memory_controller_gbps : 1e9;
@@ -342,8 +347,7 @@ TEST_P(Calibration, ReproducesTheMachineWithin15Percent) {
   ASSERT_GE(m.topo.num_numa_nodes, 2);
   const sim::interconnect net(m.topo);
   ASSERT_EQ(net.route(0, remote_node).size(), 1u) << "node 1 is one hop from node 0";
-  int socket = 0;
-  for (const auto& core : m.topo.cores) socket += core.numa_node == 0 ? 1 : 0;
+  const int socket = cores_of_node_0(m);
 
   const triads run{triad(name, 1, -1), triad(name, socket, -1), triad(name, 1, remote_node),
                    triad(name, socket, remote_node)};

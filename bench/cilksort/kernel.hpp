@@ -5,9 +5,11 @@
 // split in parallel by a binary search.
 //
 // For the simulator (README.md) the sequential sorts and merges declare
-// their inputs and outputs, n ceil(log2 n) cycles per sort and 2 per merged
-// element; a parallel merge step declares the elements its binary search
-// probes, one cycle per probe, the pivot and its place in the output.
+// their inputs and outputs, the measured cycles of a comparison
+// (bench::compare_cycles) n ceil(log2 n) times per sort and of a merged
+// element (bench::merge_element_cycles) per merge; a parallel merge step
+// declares the elements its binary search probes, one cycle per probe, the
+// pivot and its place in the output.
 #pragma once
 
 #include <algorithm>
@@ -43,7 +45,7 @@ void merge(const element* a, std::int64_t na, const element* b, std::int64_t nb,
     bench::touch_n(a, na, locus::access::read);
     bench::touch_n(b, nb, locus::access::read);
     bench::touch_n(out, na + nb, locus::access::write);
-    locus::compute(static_cast<std::uint64_t>(2 * (na + nb)));
+    locus::compute(static_cast<std::uint64_t>(na + nb) * bench::merge_element_cycles);
     std::merge(a, a + na, b, b + nb, out);
     return;
   }

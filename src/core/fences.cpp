@@ -28,6 +28,12 @@ bool g_asymmetric = false;
 thread_local std::uint32_t t_session_pops_left = 0;
 
 long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
+
+// Ends this thread's session: it no longer asks the owners to fence.
+void leave_session() noexcept {
+  t_session_pops_left = 0;
+  g_pop_fence_requests.fetch_sub(1, std::memory_order_release);
+}
 }  // namespace
 
 std::atomic<std::uint32_t> g_pop_fence_requests{symmetric_request};
@@ -47,13 +53,11 @@ void deque_thief_fence() noexcept {
 void deque_owner_fence_for_thieves() noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (t_session_pops_left != 0 && --t_session_pops_left == 0) [[unlikely]]
-    g_pop_fence_requests.fetch_sub(1, std::memory_order_release);  // the session's last fenced pop
+    leave_session();  // the session's last fenced pop
 }
 
 void end_stealing() noexcept {
-  if (t_session_pops_left == 0) return;
-  t_session_pops_left = 0;
-  g_pop_fence_requests.fetch_sub(1, std::memory_order_release);
+  if (t_session_pops_left != 0) leave_session();
 }
 
 bool enable_asymmetric_fence() noexcept {

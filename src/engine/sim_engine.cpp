@@ -476,7 +476,7 @@ void sim_engine::charge_batch(virtual_worker& me, const batch& b, bool sequentia
                                                     b.l3_by_node));
     // The dirty blocks this batch's fills evicted are posted from its issue
     // time: nobody waits for them, later requests queue behind them.
-    if (b.counts.writebacks != 0)
+    if (c.writebacks != 0)
       contention_.reserve_writebacks(me.node, static_cast<double>(me.clock), b.writeback_by_home);
   }
   me.clock = static_cast<sim::cycles>(std::llround(done));
