@@ -228,12 +228,18 @@ access_counts memory_model::access(int core, std::uint64_t address, std::uint64_
 // than the search saves.
 void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
                                 access_counts& counts) {
-  const auto& chain = chains_[static_cast<std::size_t>(core)];
+  // The chain and the caches in locals: the sets' stores are of the same
+  // type as the vectors' sizes, so the compiler would reload those after
+  // every store.
+  const auto& chain_vector = chains_[static_cast<std::size_t>(core)];
+  const int* const chain = chain_vector.data();
+  const std::size_t levels = chain_vector.size();
+  modeled_cache* const caches = caches_.data();
   std::uint64_t* holders = nullptr;  // the block's directory entry, once fetched
   std::size_t hit = 0;
-  for (; hit < chain.size(); ++hit) {
+  for (; hit < levels; ++hit) {
     std::uint64_t evicted = lru_cache::no_block;
-    modeled_cache& level = caches_[static_cast<std::size_t>(chain[hit])];
+    modeled_cache& level = caches[chain[hit]];
     if (level.exact_holder) {
       if (holders == nullptr) holders = directory_.entry(block);
       const auto holder = static_cast<std::size_t>(level.holder);
@@ -242,21 +248,23 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
     } else if (level.cache.touch_or_insert(block, evicted)) {
       break;
     }
-    // A clean block leaving a core's private cache needs nothing more.
-    if (evicted != lru_cache::no_block && (level.exact_holder || lru_cache::is_dirty(evicted)))
-      evict(core, hit, evicted, counts);
+    if (evicted == lru_cache::no_block) continue;
+    // A shared cache's holder loses the block; a clean block leaving a
+    // core's private cache needs nothing more.
+    if (level.exact_holder) directory_.remove(lru_cache::block_of(evicted), level.holder);
+    if (lru_cache::is_dirty(evicted)) write_back(core, hit, evicted, counts);
   }
 
   // The block's directory entry, fetched once for every question below:
   // who else holds it (a miss), recording this chain's holders (a fill
   // beyond the private caches), whom to invalidate (a write).
   const bool fills_shared = hit > 0 && hit >= private_levels_[static_cast<std::size_t>(core)];
-  if (holders == nullptr && (hit == chain.size() || fills_shared || kind == access_kind::write))
+  if (holders == nullptr && (hit == levels || fills_shared || kind == access_kind::write))
     holders = directory_.entry(block);
   served_by where;
   cycles cost = 0;
-  if (hit < chain.size()) {
-    where = caches_[static_cast<std::size_t>(chain[hit])].kind;
+  if (hit < levels) {
+    where = caches[chain[hit]].kind;
     cost = hit_cycles_[static_cast<std::size_t>(where)];
   } else {
     where = serve_miss(core, block, holders, cost);
@@ -269,7 +277,7 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
     for (std::size_t word = 0; word < directory_.words(); ++word) holders[word] |= filled[word];
   }
   if (kind == access_kind::write) {
-    if (!chain.empty()) caches_[static_cast<std::size_t>(chain.front())].cache.mark_front_dirty(block);
+    if (levels > 0) caches[chain[0]].cache.mark_front_dirty(block);
     cost = std::max(cost, invalidate_outside_chain(core, block, holders, counts));
   }
   // Served beyond the private caches: counted by the page's home (which
@@ -281,12 +289,9 @@ void memory_model::access_block(int core, std::uint64_t block, access_kind kind,
   counts.total_cycles += cost;
 }
 
-void memory_model::evict(int core, std::size_t level, std::uint64_t slot, access_counts& counts) {
+void memory_model::write_back(int core, std::size_t level, std::uint64_t slot, access_counts& counts) {
   const auto& chain = chains_[static_cast<std::size_t>(core)];
   const std::uint64_t block = lru_cache::block_of(slot);
-  const modeled_cache& evicting = caches_[static_cast<std::size_t>(chain[level])];
-  if (evicting.exact_holder) directory_.remove(block, evicting.holder);
-  if (!lru_cache::is_dirty(slot)) return;
   for (std::size_t outer = level + 1; outer < chain.size(); ++outer)
     if (caches_[static_cast<std::size_t>(chain[outer])].cache.mark_dirty(block)) return;
   const int home = home_for(block, core_node_[static_cast<std::size_t>(core)], writeback_page_);

@@ -165,10 +165,9 @@ class memory_model {
   // A miss in the whole chain: the nearest other L3 among `holders` (the
   // block's directory entry), else DRAM at the page's home.
   served_by serve_miss(int core, std::uint64_t block, const std::uint64_t* holders, cycles& cost);
-  // Level `level` of the core's chain evicted `slot`: a shared cache's
-  // holder loses the block, and a dirty block goes to the next outer level
-  // holding it, else back to DRAM.
-  void evict(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
+  // Level `level` of the core's chain evicted `slot`, a dirty block: it
+  // goes to the next outer level holding it, else back to DRAM.
+  void write_back(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
   // The home of the block's page, giving it one (first touch from `node`)
   // if it has none; the last page's home is remembered, as a run of blocks
   // asks about one page many times. bind() and interleave() forget it.
