@@ -313,39 +313,47 @@ const std::uint64_t* memory_model::chain_bits(int core, std::size_t levels) cons
          levels * directory_.words();
 }
 
-served_by memory_model::serve_miss(int core, std::uint64_t block, const std::uint64_t* holders,
-                                   cycles& cost) {
+// The common miss, from DRAM, runs inline in access_block; the search for
+// the nearest of several L3s holding the block does not.
+inline served_by memory_model::serve_miss(int core, std::uint64_t block, const std::uint64_t* holders,
+                                          cycles& cost) {
   const auto nodes = static_cast<std::size_t>(num_nodes_);
   const auto node = static_cast<std::size_t>(core_node_[static_cast<std::size_t>(core)]);
 
   // Every L3 holding the block is another core's: the core's own L3 missed.
-  {
-    int nearest = -1;
-    int nearest_distance = 0;
-    for (std::size_t word = 0; word < directory_.words(); ++word) {
-      const std::uint64_t l3_holders = holders[word] & l3_holder_bits_[word];
-      for (std::uint64_t bits = l3_holders; bits != 0; bits &= bits - 1) {
-        const auto holder = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        const int index = holder_caches_[holder].front();  // an L3 holder is one cache
-        const int distance =
-            distance_[node * nodes + static_cast<std::size_t>(caches_[index].node)];
-        if (nearest < 0 || distance < nearest_distance) {
-          nearest = index;
-          nearest_distance = distance;
-        }
-      }
-    }
-    if (nearest >= 0) {
-      cost = remote_l3_cycles_[node * nodes + static_cast<std::size_t>(caches_[nearest].node)];
-      ++remote_l3_by_node_[static_cast<std::size_t>(caches_[nearest].node)];
-      return served_by::remote_l3;
-    }
+  bool in_an_l3 = false;
+  for (std::size_t word = 0; word < directory_.words(); ++word)
+    in_an_l3 = in_an_l3 || (holders[word] & l3_holder_bits_[word]) != 0;
+  if (in_an_l3) {
+    const auto l3_node = static_cast<std::size_t>(caches_[nearest_l3(node, holders)].node);
+    cost = remote_l3_cycles_[node * nodes + l3_node];
+    ++remote_l3_by_node_[l3_node];
+    return served_by::remote_l3;
   }
 
   const auto home = static_cast<std::size_t>(home_for(block, static_cast<int>(node)));
   cost = dram_cycles_[node * nodes + home];
   ++dram_by_node_[home];
   return home == node ? served_by::local_dram : served_by::remote_dram;
+}
+
+int memory_model::nearest_l3(std::size_t node, const std::uint64_t* holders) const {
+  const auto nodes = static_cast<std::size_t>(num_nodes_);
+  int nearest = -1;
+  int nearest_distance = 0;
+  for (std::size_t word = 0; word < directory_.words(); ++word) {
+    const std::uint64_t l3_holders = holders[word] & l3_holder_bits_[word];
+    for (std::uint64_t bits = l3_holders; bits != 0; bits &= bits - 1) {
+      const auto holder = word * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      const int index = holder_caches_[holder].front();  // an L3 holder is one cache
+      const int distance = distance_[node * nodes + static_cast<std::size_t>(caches_[index].node)];
+      if (nearest < 0 || distance < nearest_distance) {
+        nearest = index;
+        nearest_distance = distance;
+      }
+    }
+  }
+  return nearest;
 }
 
 cycles memory_model::invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,

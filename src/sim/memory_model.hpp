@@ -165,6 +165,9 @@ class memory_model {
   // A miss in the whole chain: the nearest other L3 among `holders` (the
   // block's directory entry), else DRAM at the page's home.
   served_by serve_miss(int core, std::uint64_t block, const std::uint64_t* holders, cycles& cost);
+  // The cache index of the L3 among `holders` nearest to `node`, ties to
+  // the lowest holder number (an L3's cache order); one must hold the block.
+  int nearest_l3(std::size_t node, const std::uint64_t* holders) const;
   // Level `level` of the core's chain evicted `slot`, a dirty block: it
   // goes to the next outer level holding it, else back to DRAM.
   void write_back(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
