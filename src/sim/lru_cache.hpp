@@ -73,7 +73,10 @@ class lru_cache {
   // mark_dirty() for the block just touched or inserted: the front of its set.
   void mark_front_dirty(std::uint64_t block) { slots_[set_start(block)] |= dirty_bit; }
   // Removes the block if present, dirty or not; returns whether it was.
-  bool invalidate(std::uint64_t block);
+  bool invalidate(std::uint64_t block) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    return by_ways([&](int ways) { return remove_in(set, ways, block); });
+  }
 
  private:
   // Whether a slot holds the block, clean or dirty: equal but for the
@@ -108,6 +111,23 @@ class lru_cache {
     }
     evicted = carry;
     return false;
+  }
+  // The slots after the block's move up one, and the last is emptied:
+  // from the last back to the block's, each takes the one after it.
+  static bool remove_in(std::uint64_t* set, int ways, std::uint64_t block) {
+    bool held = false;
+#pragma GCC unroll 16
+    for (int way = 0; way < ways; ++way) held = held || holds(set[way], block);
+    if (!held) return false;
+    std::uint64_t carry = no_block;
+#pragma GCC unroll 16
+    for (int way = ways - 1; way >= 0; --way) {
+      const std::uint64_t moved = set[way];
+      set[way] = carry;
+      if (holds(moved, block)) break;
+      carry = moved;
+    }
+    return true;
   }
   static bool mark_dirty_in(std::uint64_t* set, int ways, std::uint64_t block) {
 #pragma GCC unroll 16

@@ -193,6 +193,10 @@ class memory_model {
   // one's distance (0 when there was none).
   cycles invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
                                   access_counts& counts);
+  // Its work once some holder outside the chain has the block: the holders
+  // to remove are in scratch_bits_.
+  cycles invalidate_others(int core, std::uint64_t block, std::uint64_t* holders,
+                           access_counts& counts);
   // Pages [first, last] overlapped by [address, address + bytes); false
   // for bytes == 0.
   bool page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
