@@ -86,7 +86,8 @@ class lru_cache {
   // The walks over a set, for a set of `ways` slots. Each loop is unrolled:
   // with the usual associativities a constant (by_ways), it becomes
   // straight code of a load, a store and a compare a slot, about half the
-  // instructions of the loop, which is most of a streaming line's time.
+  // instructions of the loop (the walks were a third of a line's
+  // instructions).
   static std::uint64_t shift_in(std::uint64_t* set, int ways, std::uint64_t block) {
     std::uint64_t carry = block;
 #pragma GCC unroll 16
