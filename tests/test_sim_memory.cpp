@@ -145,6 +145,57 @@ TEST(LruCache, ZeroWaysIsFullyAssociative) {
   EXPECT_EQ(cache.insert(8), 0u);
 }
 
+// The set walks are compiled apart for 8 and 16 ways: each associativity
+// against a plain model of a set (a vector, most recently used first), over
+// a deterministic mix of every operation on a few sets.
+TEST(LruCache, EveryAssociativityAgreesWithAPlainModel) {
+  for (const int ways : {1, 2, 8, 12, 16}) {
+    const std::uint64_t sets = 4;
+    lru_cache cache(sets * static_cast<std::uint64_t>(ways), ways);
+    std::vector<std::vector<std::uint64_t>> model(sets);  // slots, no empty ones
+    std::uint64_t state = 12345;
+    for (int step = 0; step < 20000; ++step) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      const std::uint64_t block = (state >> 33) % (sets * static_cast<std::uint64_t>(ways) * 3);
+      auto& set = model[block % sets];
+      const auto found = std::find_if(set.begin(), set.end(),
+                                      [&](std::uint64_t s) { return lru_cache::block_of(s) == block; });
+      const bool held = found != set.end();
+      switch ((state >> 20) % 3) {
+        case 0: {  // touch_or_insert, or insert of an absent block
+          std::uint64_t evicted = lru_cache::no_block;
+          if (!held && (state >> 40) % 2 == 0)
+            evicted = cache.insert(block);
+          else
+            ASSERT_EQ(cache.touch_or_insert(block, evicted), held) << ways << " ways, step " << step;
+          std::uint64_t slot = block;
+          if (held) {
+            slot = *found;
+            set.erase(found);
+          }
+          set.insert(set.begin(), slot);
+          std::uint64_t expected = lru_cache::no_block;
+          if (set.size() > static_cast<std::size_t>(ways)) {
+            expected = set.back();
+            set.pop_back();
+          }
+          if (!held) {
+            ASSERT_EQ(evicted, expected) << ways << " ways, step " << step;
+          }
+          break;
+        }
+        case 1:  // mark_dirty
+          ASSERT_EQ(cache.mark_dirty(block), held) << ways << " ways, step " << step;
+          if (held) *found |= lru_cache::dirty_bit;
+          break;
+        default:  // invalidate
+          ASSERT_EQ(cache.invalidate(block), held) << ways << " ways, step " << step;
+          if (held) set.erase(found);
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The directory: holders per block
 

@@ -28,14 +28,4 @@ bool lru_cache::touch(std::uint64_t block) {
   return true;
 }
 
-bool lru_cache::invalidate(std::uint64_t block) {
-  std::uint64_t* const set = slots_.data() + set_start(block);
-  std::uint64_t* const end = set + ways_;
-  std::uint64_t* const found = std::find_if(set, end, [&](std::uint64_t s) { return holds(s, block); });
-  if (found == end) return false;
-  std::copy(found + 1, end, found);
-  end[-1] = no_block;
-  return true;
-}
-
 }  // namespace locus::detail::sim

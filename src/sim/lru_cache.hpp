@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 namespace locus::detail::sim {
@@ -52,10 +51,7 @@ class lru_cache {
   // no_block. The evicted block is a slot: block_of() and is_dirty() read it.
   std::uint64_t insert(std::uint64_t block) {
     std::uint64_t* const set = slots_.data() + set_start(block);
-    const std::uint64_t evicted = set[ways_ - 1];
-    std::memmove(set + 1, set, static_cast<std::size_t>(ways_ - 1) * sizeof(std::uint64_t));
-    set[0] = block;
-    return evicted;
+    return by_ways([&](int ways) { return shift_in(set, ways, block); });
   }
   // touch(), and on a miss insert(), in one pass over the set: each slot
   // takes the one before it (the first takes `block`) until the block is
@@ -66,8 +62,46 @@ class lru_cache {
   // outweighs the shift of an 8-way set.)
   bool touch_or_insert(std::uint64_t block, std::uint64_t& evicted) {
     std::uint64_t* const set = slots_.data() + set_start(block);
+    return by_ways([&](int ways) { return rotate_in(set, ways, block, evicted); });
+  }
+  // Marks the block dirty, where it is, without changing the LRU order;
+  // returns whether the cache holds it.
+  bool mark_dirty(std::uint64_t block) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    return by_ways([&](int ways) { return mark_dirty_in(set, ways, block); });
+  }
+  // mark_dirty() for the block just touched or inserted: the front of its set.
+  void mark_front_dirty(std::uint64_t block) { slots_[set_start(block)] |= dirty_bit; }
+  // Removes the block if present, dirty or not; returns whether it was.
+  bool invalidate(std::uint64_t block) {
+    std::uint64_t* const set = slots_.data() + set_start(block);
+    return by_ways([&](int ways) { return remove_in(set, ways, block); });
+  }
+
+ private:
+  // Whether a slot holds the block, clean or dirty: equal but for the
+  // dirty bit (no_block differs from every block below max_block).
+  static bool holds(std::uint64_t slot, std::uint64_t block) { return ((slot ^ block) << 1) == 0; }
+
+  // The walks over a set, for a set of `ways` slots. Each loop is unrolled:
+  // with the usual associativities a constant (by_ways), it becomes
+  // straight code of a load, a store and a compare a slot, about half the
+  // instructions of the loop (the walks were a third of a line's
+  // instructions).
+  static std::uint64_t shift_in(std::uint64_t* set, int ways, std::uint64_t block) {
     std::uint64_t carry = block;
-    for (int way = 0; way < ways_; ++way) {
+#pragma GCC unroll 16
+    for (int way = 0; way < ways; ++way) {
+      const std::uint64_t held = set[way];
+      set[way] = carry;
+      carry = held;
+    }
+    return carry;
+  }
+  static bool rotate_in(std::uint64_t* set, int ways, std::uint64_t block, std::uint64_t& evicted) {
+    std::uint64_t carry = block;
+#pragma GCC unroll 16
+    for (int way = 0; way < ways; ++way) {
       const std::uint64_t held = set[way];
       set[way] = carry;
       if (holds(held, block)) {
@@ -79,26 +113,43 @@ class lru_cache {
     evicted = carry;
     return false;
   }
-  // Marks the block dirty, where it is, without changing the LRU order;
-  // returns whether the cache holds it.
-  bool mark_dirty(std::uint64_t block) {
-    std::uint64_t* const set = slots_.data() + set_start(block);
-    for (int way = 0; way < ways_; ++way)
+  // The slots after the block's move up one, and the last is emptied:
+  // from the last back to the block's, each takes the one after it.
+  static bool remove_in(std::uint64_t* set, int ways, std::uint64_t block) {
+    bool held = false;
+#pragma GCC unroll 16
+    for (int way = 0; way < ways; ++way) held = held || holds(set[way], block);
+    if (!held) return false;
+    std::uint64_t carry = no_block;
+#pragma GCC unroll 16
+    for (int way = ways - 1; way >= 0; --way) {
+      const std::uint64_t moved = set[way];
+      set[way] = carry;
+      if (holds(moved, block)) break;
+      carry = moved;
+    }
+    return true;
+  }
+  static bool mark_dirty_in(std::uint64_t* set, int ways, std::uint64_t block) {
+#pragma GCC unroll 16
+    for (int way = 0; way < ways; ++way)
       if (holds(set[way], block)) {
         set[way] |= dirty_bit;
         return true;
       }
     return false;
   }
-  // mark_dirty() for the block just touched or inserted: the front of its set.
-  void mark_front_dirty(std::uint64_t block) { slots_[set_start(block)] |= dirty_bit; }
-  // Removes the block if present, dirty or not; returns whether it was.
-  bool invalidate(std::uint64_t block);
-
- private:
-  // Whether a slot holds the block, clean or dirty: equal but for the
-  // dirty bit (no_block differs from every block below max_block).
-  static bool holds(std::uint64_t slot, std::uint64_t block) { return ((slot ^ block) << 1) == 0; }
+  // Calls walk(ways_), with a literal for 8 and 16 ways (the presets' L1s,
+  // L2s and most L3s), so that the walk inlined there is compiled for that
+  // length.
+  template <class Walk>
+  auto by_ways(Walk walk) const -> decltype(walk(0)) {
+    switch (ways_) {
+      case 8: return walk(8);
+      case 16: return walk(16);
+      default: return walk(ways_);
+    }
+  }
 
   // Index in slots_ of the first slot of the block's set.
   std::uint64_t set_start(std::uint64_t block) const {

@@ -165,10 +165,12 @@ class memory_model {
   // A miss in the whole chain: the nearest other L3 among `holders` (the
   // block's directory entry), else DRAM at the page's home.
   served_by serve_miss(int core, std::uint64_t block, const std::uint64_t* holders, cycles& cost);
-  // Level `level` of the core's chain evicted `slot`: a shared cache's
-  // holder loses the block, and a dirty block goes to the next outer level
-  // holding it, else back to DRAM.
-  void evict(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
+  // The cache index of the L3 among `holders` nearest to `node`, ties to
+  // the lowest holder number (an L3's cache order); one must hold the block.
+  int nearest_l3(std::size_t node, const std::uint64_t* holders) const;
+  // Level `level` of the core's chain evicted `slot`, a dirty block: it
+  // goes to the next outer level holding it, else back to DRAM.
+  void write_back(int core, std::size_t level, std::uint64_t slot, access_counts& counts);
   // The home of the block's page, giving it one (first touch from `node`)
   // if it has none; the last page's home is remembered, as a run of blocks
   // asks about one page many times. bind() and interleave() forget it.
@@ -191,6 +193,10 @@ class memory_model {
   // one's distance (0 when there was none).
   cycles invalidate_outside_chain(int core, std::uint64_t block, std::uint64_t* holders,
                                   access_counts& counts);
+  // Its work once some holder outside the chain has the block: the holders
+  // to remove are in scratch_bits_.
+  cycles invalidate_others(int core, std::uint64_t block, std::uint64_t* holders,
+                           access_counts& counts);
   // Pages [first, last] overlapped by [address, address + bytes); false
   // for bytes == 0.
   bool page_range(std::uint64_t address, std::uint64_t bytes, std::uint64_t& first,
