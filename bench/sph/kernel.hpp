@@ -21,8 +21,9 @@
 // particle's sums run over the same neighbours in the same order in every
 // implementation, so results are bit for bit the serial ones.
 //
-// For the simulator (README.md) every leaf declares its neighbour list and
-// its neighbour leaves' particles (read) and its own particles (written),
+// For the simulator (README.md) every leaf declares its neighbour list, its
+// neighbour leaves' boxes and particles (read) and its own particles
+// (written),
 // and its arithmetic, counted per operation below.
 #pragma once
 
@@ -48,9 +49,9 @@ struct particle {
 };
 static_assert(sizeof(particle) == 64);
 
-// A neighbour leaf as a leaf's list holds it: its particle range and the
-// bounding box of its particles' initial positions.
-struct neighbour {
+// A leaf as the passes read it: its particle range and the bounding box of
+// its particles' initial positions.
+struct leaf_box {
   std::int64_t begin, end;
   double lo[3], hi[3];
 };
@@ -65,9 +66,10 @@ struct node {
 
 struct octree {
   std::vector<node> nodes;                 // node 0 is the root; siblings are contiguous
-  std::vector<std::int64_t> list_begin;    // per leaf, into lists (one more entry)
-  std::vector<neighbour> lists;            // the neighbour leaves of every leaf
+  std::vector<leaf_box> leaves;            // per leaf (in tree order)
   std::vector<std::int32_t> leaf_node;     // per leaf, its node
+  std::vector<std::int64_t> list_begin;    // per leaf, into lists (one more entry)
+  std::vector<std::int32_t> lists;         // the neighbour leaves of every leaf
   int height = 0;
 };
 
@@ -148,12 +150,15 @@ inline double box_distance2(const double x[3], const double lo[3], const double 
 
 // Pass 1 at one leaf: density and pressure of its particles in `cur`.
 inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, const physics& s) {
-  const node& own = t.nodes[static_cast<std::size_t>(t.leaf_node[static_cast<std::size_t>(leaf)])];
-  const neighbour* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
-  const neighbour* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
+  const leaf_box& own = t.leaves[static_cast<std::size_t>(leaf)];
+  const std::int32_t* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
+  const std::int32_t* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
   bench::touch_n(first, last - first, locus::access::read);
-  for (const neighbour* n = first; n != last; ++n)
-    if (n->begin != own.begin) bench::touch_n(cur + n->begin, n->end - n->begin, locus::access::read);
+  for (const std::int32_t* k = first; k != last; ++k) {
+    const leaf_box& n = t.leaves[static_cast<std::size_t>(*k)];
+    bench::touch_n(&n, 1, locus::access::read);
+    if (*k != leaf) bench::touch_n(cur + n.begin, n.end - n.begin, locus::access::read);
+  }
   bench::touch_n(cur + own.begin, own.end - own.begin, locus::access::write);
 
   const double weight = s.mass * s.sigma;
@@ -161,7 +166,8 @@ inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, cons
   for (std::int64_t i = own.begin; i < own.end; ++i) {
     const double* xi = cur[i].x;
     double rho = 0.0;
-    for (const neighbour* n = first; n != last; ++n) {
+    for (const std::int32_t* k = first; k != last; ++k) {
+      const leaf_box* n = &t.leaves[static_cast<std::size_t>(*k)];
       ++boxes;
       if (box_distance2(xi, n->lo, n->hi) >= s.prune2) continue;
       candidates += static_cast<std::uint64_t>(n->end - n->begin);
@@ -195,12 +201,15 @@ inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, cons
 // Pass 2 at one leaf: accelerations of its particles from `cur`, their
 // integrated state written to `next`.
 inline void leaf_force(const octree& t, std::int32_t leaf, const particle* cur, particle* next, const physics& s) {
-  const node& own = t.nodes[static_cast<std::size_t>(t.leaf_node[static_cast<std::size_t>(leaf)])];
-  const neighbour* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
-  const neighbour* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
+  const leaf_box& own = t.leaves[static_cast<std::size_t>(leaf)];
+  const std::int32_t* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
+  const std::int32_t* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
   bench::touch_n(first, last - first, locus::access::read);
-  for (const neighbour* n = first; n != last; ++n)
-    bench::touch_n(cur + n->begin, n->end - n->begin, locus::access::read);
+  for (const std::int32_t* k = first; k != last; ++k) {
+    const leaf_box& n = t.leaves[static_cast<std::size_t>(*k)];
+    bench::touch_n(&n, 1, locus::access::read);
+    bench::touch_n(cur + n.begin, n.end - n.begin, locus::access::read);
+  }
   bench::touch_n(next + own.begin, own.end - own.begin, locus::access::write);
 
   const double gradient = s.sigma * s.inv_h;
@@ -209,7 +218,8 @@ inline void leaf_force(const octree& t, std::int32_t leaf, const particle* cur, 
     const particle& pi = cur[i];
     const double pressure_i = pi.p / (pi.rho * pi.rho);
     double a[3] = {0.0, 0.0, 0.0};
-    for (const neighbour* n = first; n != last; ++n) {
+    for (const std::int32_t* k = first; k != last; ++k) {
+      const leaf_box* n = &t.leaves[static_cast<std::size_t>(*k)];
       ++boxes;
       if (box_distance2(pi.x, n->lo, n->hi) >= s.prune2) continue;
       candidates += static_cast<std::uint64_t>(n->end - n->begin);
@@ -388,6 +398,14 @@ inline octree build_octree(std::vector<particle>& ps, std::int64_t leaf, double 
   } b{t, ps, scratch, leaf};
   if (n > 0) b.build(0, lo, side, 0);
 
+  for (const std::int32_t id : t.leaf_node) {
+    const node& c = t.nodes[static_cast<std::size_t>(id)];
+    leaf_box box{c.begin, c.end, {}, {}};
+    std::copy(c.lo, c.lo + 3, box.lo);
+    std::copy(c.hi, c.hi + 3, box.hi);
+    t.leaves.push_back(box);
+  }
+
   // Neighbour leaves: a walk from the root per leaf, in tree order.
   const double radius2 = search_radius * search_radius;
   auto box_gap2 = [](const node& a, const node& c) {
@@ -408,10 +426,7 @@ inline octree build_octree(std::vector<particle>& ps, std::int64_t leaf, double 
       stack.pop_back();
       if (n == 0 || box_gap2(self, c) >= radius2) continue;
       if (c.children == 0) {
-        neighbour nb{c.begin, c.end, {}, {}};
-        std::copy(c.lo, c.lo + 3, nb.lo);
-        std::copy(c.hi, c.hi + 3, nb.hi);
-        t.lists.push_back(nb);
+        t.lists.push_back(c.leaf);
         continue;
       }
       for (std::int32_t k = c.children - 1; k >= 0; --k) stack.push_back(c.first_child + k);
