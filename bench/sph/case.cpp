@@ -131,9 +131,10 @@ const bench::registrar registered{{
     "its work hint.",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto side = p.get("side", 12, 58, 204, s,
+      const auto side = p.get("side", 12, 34, 204, s,
                               "the fluid is side x side x 2 side particles of 64 bytes, 128 with the second "
-                              "buffer (quick: 390 224 particles, 50 MB; full: 16 979 328, 2.2 GB)",
+                              "buffer (quick: 78 608 particles, 10 MB; 58: 390 224, 50 MB, the paper's 52 MB "
+                              "point; full: 16 979 328, 2.2 GB)",
                               {1, 1000});
       const auto leaf = p.get("leaf", 32, 32, 32, s, "at most this many particles in a leaf (the paper's 32)",
                               {1, 1'000'000});
