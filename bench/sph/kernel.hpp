@@ -148,17 +148,31 @@ inline double box_distance2(const double x[3], const double lo[3], const double 
   return s;
 }
 
-// Pass 1 at one leaf: density and pressure of its particles in `cur`.
-inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, const physics& s) {
-  const leaf_box& own = t.leaves[static_cast<std::size_t>(leaf)];
+// A leaf's neighbour leaves, [first, last) of the lists, and the reads a
+// pass makes through them declared to the simulator: the list, each
+// neighbour's box and its particles in `cur`, but for the leaf's own when
+// the pass writes them in `cur` (the write declares them).
+struct neighbour_span {
+  const std::int32_t* first;
+  const std::int32_t* last;
+};
+inline neighbour_span declare_neighbour_reads(const octree& t, std::int32_t leaf, const particle* cur,
+                                              bool own_written) {
   const std::int32_t* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
   const std::int32_t* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
   bench::touch_n(first, last - first, locus::access::read);
   for (const std::int32_t* k = first; k != last; ++k) {
     const leaf_box& n = t.leaves[static_cast<std::size_t>(*k)];
     bench::touch_n(&n, 1, locus::access::read);
-    if (*k != leaf) bench::touch_n(cur + n.begin, n.end - n.begin, locus::access::read);
+    if (!own_written || *k != leaf) bench::touch_n(cur + n.begin, n.end - n.begin, locus::access::read);
   }
+  return {first, last};
+}
+
+// Pass 1 at one leaf: density and pressure of its particles in `cur`.
+inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, const physics& s) {
+  const leaf_box& own = t.leaves[static_cast<std::size_t>(leaf)];
+  const auto [first, last] = declare_neighbour_reads(t, leaf, cur, /*own_written=*/true);
   bench::touch_n(cur + own.begin, own.end - own.begin, locus::access::write);
 
   const double weight = s.mass * s.sigma;
@@ -202,14 +216,7 @@ inline void leaf_density(const octree& t, std::int32_t leaf, particle* cur, cons
 // integrated state written to `next`.
 inline void leaf_force(const octree& t, std::int32_t leaf, const particle* cur, particle* next, const physics& s) {
   const leaf_box& own = t.leaves[static_cast<std::size_t>(leaf)];
-  const std::int32_t* first = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf)];
-  const std::int32_t* last = t.lists.data() + t.list_begin[static_cast<std::size_t>(leaf) + 1];
-  bench::touch_n(first, last - first, locus::access::read);
-  for (const std::int32_t* k = first; k != last; ++k) {
-    const leaf_box& n = t.leaves[static_cast<std::size_t>(*k)];
-    bench::touch_n(&n, 1, locus::access::read);
-    bench::touch_n(cur + n.begin, n.end - n.begin, locus::access::read);
-  }
+  const auto [first, last] = declare_neighbour_reads(t, leaf, cur, /*own_written=*/false);
   bench::touch_n(next + own.begin, own.end - own.begin, locus::access::write);
 
   const double gradient = s.sigma * s.inv_h;
