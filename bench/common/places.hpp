@@ -72,6 +72,31 @@ void fork_worked(double wf, F&& f, double wg, G&& g) {
     P::fork2(std::forward<F>(f), std::forward<G>(g));
 }
 
+// A fork whose branches declare their working sets (seed 003: the sizes
+// of figure 2b) besides their work: read by the multi-level policies
+// (ml-ws), ignored by every other, absent from the other implementations.
+template <class P, class F, class G>
+void fork_sized(double wf, std::size_t bf, F&& f, double wg, std::size_t bg, G&& g) {
+  if constexpr (hints_apply<P>)
+    locus::fork_join(locus::with(std::forward<F>(f), locus::work(wf), locus::footprint(bf)),
+                     locus::with(std::forward<G>(g), locus::work(wg), locus::footprint(bg)));
+  else
+    P::fork2(std::forward<F>(f), std::forward<G>(g));
+}
+
+// P::loop over a range whose pieces touch `bytes` in all, in proportion
+// to their iterations: for locus a plain parallel_for that declares it
+// (locus::footprint), unless the run asked for another loop kind.
+template <class P, class Body>
+void sized_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, std::size_t bytes, Body&& body) {
+  if constexpr (hints_apply<P>) {
+    if (P::loops == locus_loops::plain && hi > lo)
+      return locus::parallel_for(lo, hi, grain, [&](std::int64_t a, std::int64_t b) { body(a, b); },
+                                 locus::footprint(bytes));
+  }
+  P::loop(lo, hi, grain, std::forward<Body>(body));
+}
+
 template <class P, class Body>
 void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
   const int n = places<P>();

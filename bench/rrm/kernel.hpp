@@ -34,8 +34,11 @@ inline constexpr int maps_per_call = 3;
 
 template <class P>
 void repeated_map(double* x, std::int64_t n, const shape& s) {
+  // Every map and every call declares its elements as its working set
+  // (section 6.2: the paper's sizes), for the multi-level policies.
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(double);
   for (int m = 0; m < maps_per_call; ++m)
-    P::loop(0, n, s.map_grain, [x](std::int64_t lo, std::int64_t hi) {
+    bench::sized_loop<P>(0, n, s.map_grain, bytes, [x](std::int64_t lo, std::int64_t hi) {
       locus::touch(x + lo, static_cast<std::size_t>(hi - lo) * sizeof(double), locus::access::write);
       locus::compute(static_cast<std::uint64_t>(hi - lo));
       for (std::int64_t i = lo; i < hi; ++i) x[i] += factor * x[i];
@@ -46,9 +49,11 @@ void repeated_map(double* x, std::int64_t n, const shape& s) {
                                std::int64_t{1}, n - 1);
   auto first = [&] { repeated_map<P>(x, left, s); };
   auto second = [&] { repeated_map<P>(x + left, n - left, s); };
-  // Without hints ADWS guesses 1 : 1 (section 6.3).
-  if (s.hints) bench::fork_worked<P>(static_cast<double>(left), first, static_cast<double>(n - left), second);
-  else P::fork2(first, second);
+  // Without hints ADWS guesses 1 : 1 (section 6.3), which equal work
+  // hints say as well.
+  const double wl = s.hints ? static_cast<double>(left) : 1.0, wr = s.hints ? static_cast<double>(n - left) : 1.0;
+  bench::fork_sized<P>(wl, static_cast<std::size_t>(left) * sizeof(double), first, wr,
+                       static_cast<std::size_t>(n - left) * sizeof(double), second);
 }
 
 }  // namespace rrm

@@ -42,6 +42,10 @@ namespace locus {
 struct branch_hints {
   place_hint place = any;  // checked when the branch starts (locus/place.hpp); read only if Placed
   double work = -1;        // locus::work (locus/hints.hpp); below 0: none given
+  // locus::footprint (locus/hints.hpp): the branch's working-set size. A
+  // fork whose two branches both declare one is a task group of their sum
+  // for the multi-level policies (ml-ws ties it to a cache it fits).
+  std::size_t bytes = detail::unknown_footprint;
 };
 
 // A fork_join branch with hints; holds a reference to the callable, which
@@ -77,11 +81,19 @@ constexpr double work_of(const B& b) noexcept {
   if constexpr (is_branch<std::remove_cvref_t<B>>) return b.hints.work;
   else return -1;
 }
+// A branch's footprint, or unknown_footprint.
+template <class B>
+constexpr std::size_t footprint_of(const B& b) noexcept {
+  if constexpr (is_branch<std::remove_cvref_t<B>>) return b.hints.bytes;
+  else return detail::unknown_footprint;
+}
 template <class H>
-inline constexpr bool is_branch_hint = std::is_same_v<H, place_hint> || std::is_same_v<H, work_hint>;
+inline constexpr bool is_branch_hint =
+    std::is_same_v<H, place_hint> || std::is_same_v<H, work_hint> || std::is_same_v<H, footprint_hint>;
 template <class H>
 constexpr void add(branch_hints& h, const H& hint) noexcept {
   if constexpr (std::is_same_v<H, place_hint>) h.place = hint;
+  else if constexpr (std::is_same_v<H, footprint_hint>) h.bytes = hint.bytes;
   else h.work = hint.value;
 }
 }  // namespace detail_branch
@@ -92,9 +104,10 @@ constexpr void add(branch_hints& h, const H& hint) noexcept {
 template <class F, class... Hints>
 constexpr auto with(F&& f, Hints... hints) noexcept {
   static_assert((detail_branch::is_branch_hint<Hints> && ...),
-                "locus::with(f, hints...): the accepted hints are a place (locus::at(p) or locus::any) and "
-                "locus::work(w)");
-  static_assert(detail::count_of<place_hint, Hints...> <= 1 && detail::count_of<work_hint, Hints...> <= 1,
+                "locus::with(f, hints...): the accepted hints are a place (locus::at(p) or locus::any), "
+                "locus::work(w) and locus::footprint(bytes)");
+  static_assert(detail::count_of<place_hint, Hints...> <= 1 && detail::count_of<work_hint, Hints...> <= 1 &&
+                    detail::count_of<footprint_hint, Hints...> <= 1,
                 "locus::with(f, hints...): each kind of hint at most once");
   branch<F, (std::is_same_v<Hints, place_hint> || ...)> b{std::forward<F>(f), {}};
   (detail_branch::add(b.hints, hints), ...);
@@ -108,7 +121,7 @@ constexpr branch<F> at(int p, F&& f) noexcept {
 }
 template <class F, bool P>
 constexpr branch<F> at(int p, branch<F, P>&& b) noexcept {
-  return {std::forward<F>(b.fn), {place_hint{p}, b.hints.work}};
+  return {std::forward<F>(b.fn), {place_hint{p}, b.hints.work, b.hints.bytes}};
 }
 
 inline namespace LOCUS_CONSTRUCTS_NS {
@@ -159,13 +172,14 @@ template <class F, class G>
 // (figure 7); f's exception still wins over g's.
 template <class F, class G>
 [[gnu::noinline]] void distributed(F& f, G& g, double f_work, double g_work, std::int32_t f_place,
-                                   std::int32_t g_place) {
+                                   std::int32_t g_place, std::size_t bytes) {
   if (f_work < 0) f_work = g_work;
   if (g_work < 0) g_work = f_work;
   if (f_work + g_work <= 0) f_work = g_work = 1;
   std::exception_ptr errors[2];
   {
-    task_group both(work(f_work + g_work));
+    task_group both = bytes == detail::unknown_footprint ? task_group(work(f_work + g_work))
+                                                         : task_group(work(f_work + g_work), footprint(bytes));
     both.spawn([&] {
       try { f(); } catch (...) { errors[0] = std::current_exception(); }
     }, place_hint{f_place}, work(f_work));
@@ -213,8 +227,11 @@ template <class F, class G>
     detail::task_context probe = w.ctx;
     if (detail::policy_share_work(w, w.ctx, probe, fw + gw > 0 ? gw / (fw + gw) : 0.5, 1.0) !=
         detail::share_route::local) {
+      const std::size_t fb = detail_branch::footprint_of(f), gb = detail_branch::footprint_of(g);
       distributed(detail_branch::fn_of(f), g_fn, detail_branch::work_of(f), detail_branch::work_of(g),
-                  detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place);
+                  detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place,
+                  fb == detail::unknown_footprint || gb == detail::unknown_footprint ? detail::unknown_footprint
+                                                                                   : fb + gb);
       return false;
     }
   }

@@ -19,7 +19,9 @@
 // parallel_reduce pass work in proportion to iterations themselves.
 //
 // footprint(bytes) is the group's working-set size, for the multi-level
-// policies of the paper (section 4); it is carried and not yet read.
+// policies of the paper (section 4): ml-ws ties a group that fits a cache
+// to it. fork_join branches and parallel_for take one too (locus::with,
+// docs/usage.md).
 //
 // A work hint must be finite and >= 0 (std::invalid_argument otherwise).
 #pragma once

@@ -90,6 +90,23 @@ void split_for(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body& body)
             with([&] { split_for(mid, hi, grain, body); }, work(double(hi - mid))));
 }
 
+// The bytes of `iterations` iterations of a loop that declared its
+// footprint, in proportion to the iterations.
+inline footprint_hint share_of(double bytes_per_iteration, std::int64_t iterations) {
+  return footprint(static_cast<std::size_t>(bytes_per_iteration * static_cast<double>(iterations)));
+}
+
+// split_for with each half's share of the loop's footprint.
+template <class Body>
+void split_for_sized(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body& body, double bytes_per_iteration) {
+  if (hi - lo <= grain) return run_leaf(body, lo, hi);
+  const std::int64_t mid = lo + (hi - lo) / 2;
+  fork_join(with([&] { split_for_sized(lo, mid, grain, body, bytes_per_iteration); }, work(double(mid - lo)),
+                 share_of(bytes_per_iteration, mid - lo)),
+            with([&] { split_for_sized(mid, hi, grain, body, bytes_per_iteration); }, work(double(hi - mid)),
+                 share_of(bytes_per_iteration, hi - mid)));
+}
+
 template <class T, class Body, class Combine>
 T split_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const T& identity, Body& body,
                Combine& combine) {
@@ -293,6 +310,19 @@ void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
   detail_loop::check_grain(grain, "locus::parallel_for");
   if (r.empty()) return;
   detail_loop::split_for(r.lo, r.hi, grain, body);
+}
+
+// With a grain and the loop's working-set size, locus::footprint(bytes):
+// each half declares its share of the bytes, in proportion to its
+// iterations (read by the multi-level policies, which tie a piece that
+// fits a cache to it; every other policy runs the plain loop).
+template <class Index, class Body>
+void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, footprint_hint bytes) {
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_grain(grain, "locus::parallel_for");
+  if (r.empty()) return;
+  detail_loop::split_for_sized(r.lo, r.hi, grain, body,
+                               static_cast<double>(bytes.bytes) / static_cast<double>(r.hi - r.lo));
 }
 
 // Automatic: lazy binary splitting.

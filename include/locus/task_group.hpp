@@ -94,6 +94,7 @@ class task_group {
  public:
   task_group() = default;
   explicit task_group(work_hint) {}
+  explicit task_group(footprint_hint) {}
   task_group(work_hint, footprint_hint) {}
   template <class F, class... Hints>
   void spawn(F&& f, Hints...) {
@@ -116,9 +117,12 @@ class task_group {
 
   // With the total work of the children (locus/hints.hpp): each child's
   // locus::work(w) is its share of it; the footprint is the group's
-  // working-set size, for the multi-level policies (not read yet).
+  // working-set size, read by the multi-level policies (ml-ws: a group
+  // that fits a cache is tied to it, seed 003 section 4).
   explicit task_group(work_hint total) : work_flags_(work_given), work_total_(total.value) {}
-  task_group(work_hint total, footprint_hint) : task_group(total) {}
+  explicit task_group(footprint_hint bytes) : work_flags_(footprint_given), footprint_(bytes.bytes) {}
+  task_group(work_hint total, footprint_hint bytes)
+      : work_flags_(work_given | footprint_given), work_total_(total.value), footprint_(bytes.bytes) {}
 
   // spawn(f, hints...): any of locus::parent_first, a place (locus::at(p) or
   // locus::any), locus::work(w) and locus::label("name"), each at most
@@ -260,6 +264,13 @@ class task_group {
     if (!used_) {
       group_ctx_ = w.ctx;
       work_left_ = total;
+      // The multi-level policies may tie the group to a cache here (seed
+      // 003 figure 13): the group's context and the running task's change,
+      // and the sync reports back (distributed_done) to untie it.
+      if (detail::policy_open_group(w, group_ctx_, (work_flags_ & footprint_given) ? footprint_ : detail::unknown_footprint)) {
+        work_flags_ |= work_distributed;
+        state_.stolen = true;
+      }
     }
     used_ = true;
     double share = (work_flags_ & work_given) && work >= 0 ? work : work_left_ / 2;
@@ -473,7 +484,8 @@ class task_group {
   }
 
   static constexpr std::uint8_t work_given = 1;        // constructed with locus::work(total)
-  static constexpr std::uint8_t work_distributed = 2;  // a policy distributed this round's children
+  static constexpr std::uint8_t work_distributed = 2;  // a policy distributed (or tied) this round's children
+  static constexpr std::uint8_t footprint_given = 4;   // constructed with locus::footprint(bytes)
   detail::group_state state_;
   bool used_ = false;
   std::uint8_t work_flags_ = 0;
@@ -482,6 +494,7 @@ class task_group {
   // (the union keeps task_context's member initializers from running).
   double work_total_;
   double work_left_;
+  std::size_t footprint_;
   union {
     detail::task_context group_ctx_;
   };

@@ -365,6 +365,10 @@ void policy_share_done(worker_view& w, const task_context& group, const task_con
   static_cast<worker&>(w).rt->policy->share_done(w, group, child);
 }
 
+bool policy_open_group(worker_view& w, task_context& group, std::size_t footprint) {
+  return static_cast<worker&>(w).rt->policy->open_group(w, group, footprint);
+}
+
 void route_spawn(group_state& g, frame* f) {
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   g.stolen = true;  // sync must wait for it

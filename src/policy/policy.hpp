@@ -33,6 +33,9 @@
 //                    workers; ADWS figure 7 lines 19-26)
 //   share_done       a distributed child, or a distributing group, is done
 //                    (ADWS: dominant task groups, section 3.2)
+//   open_group       a task group's first spawn, with its footprint
+//                    (hook_work_hints workers; the multi-level policies tie
+//                    a group that fits a cache to it, seed 003 figure 13)
 //   may_take         whether worker w may take the work visible in owner's
 //                    deque (or, owner == nullptr, the root queue): a worker
 //                    sleeps rather than spin on work it may not take, and a
@@ -103,6 +106,7 @@ struct policy_defaults {
     return share_route::local;
   }
   void share_done(worker_view&, const task_context&, const task_context*) {}
+  bool open_group(worker_view&, task_context&, std::size_t /*footprint*/) { return false; }
   policy_context* ctx;
 };
 
@@ -143,6 +147,7 @@ class policy_base {
   virtual share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo,
                                  double hi) = 0;
   virtual void share_done(worker_view& w, const task_context& group, const task_context* child) = 0;
+  virtual bool open_group(worker_view& w, task_context& group, std::size_t footprint) = 0;
   // Whether may_take can ever say no (checked once, at start-up).
   virtual bool filters_work() const = 0;
 };
@@ -173,6 +178,9 @@ class policy_adapter final : public policy_base {
     return impl_.share_work(w, g, c, lo, hi);
   }
   void share_done(worker_view& w, const task_context& g, const task_context* c) override { impl_.share_done(w, g, c); }
+  bool open_group(worker_view& w, task_context& g, std::size_t footprint) override {
+    return impl_.open_group(w, g, footprint);
+  }
   bool filters_work() const override {
     // A policy that knows at start-up whether its may_take will ever say no
     // says so (cats running as plain ws); otherwise overriding may_take

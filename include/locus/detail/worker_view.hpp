@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 
@@ -69,6 +70,14 @@ share_route policy_share_work(worker_view& w, const task_context& group, task_co
 // A child that ran with a distributed share is done (child), or a
 // distributing group's sync is (child == nullptr).
 void policy_share_done(worker_view& w, const task_context& group, const task_context* child);
+// hook_work_hints workers: a task group's first spawn, with its working-set
+// size (locus::footprint) or unknown_footprint. `group` starts as the
+// running task's context; the policy may rewrite it and the running task's
+// (the multi-level policies tie the group to a cache, seed 003 figure 13).
+// Returns whether it did, in which case the group's sync reports back
+// (policy_share_done with child == nullptr).
+inline constexpr std::size_t unknown_footprint = ~std::size_t{0};
+bool policy_open_group(worker_view& w, task_context& group, std::size_t footprint);
 
 // Pushes f on the worker's own deque, tagged if the policy asked for it.
 inline void push_own(worker_view& w, frame* f) {
