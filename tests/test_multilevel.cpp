@@ -1,6 +1,7 @@
-// Multi-level scheduling (seed 003, section 4): the tree of caches built
-// from a topology, and the ml-ws policy's tying of task groups to caches
-// (figure 13), on threads and under the simulator.
+// Multi-level scheduling (seed 003, sections 4 and 5): the tree of caches
+// built from a topology, and the tying of task groups to caches (figure
+// 13) under both multi-level policies, ml-ws and ml-adws, on threads and
+// under the simulator.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -139,7 +140,7 @@ struct ml_run {
   long result = 0;
   bool threw = false;
   std::vector<int> ran_on;
-  std::uint64_t ties = 0, overlapping = 0, steals = 0;
+  std::uint64_t ties = 0, overlapping = 0, steals = 0, migrated = 0;
 };
 
 ml_run run_tree(const sized_tree& t) {
@@ -158,15 +159,17 @@ ml_run run_tree(const sized_tree& t) {
     r.ties += w.counter("ties");
     r.overlapping += w.counter("overlapping_ties");
     r.steals += w.steals;
+    for (const auto& c : w.policy_counters)
+      if (c.name == "migrated") r.migrated += c.value;
   }
   return r;
 }
 
-locus::runtime_options simulated(int workers, int seed) {
+locus::runtime_options simulated(const std::string& policy, int workers, int seed) {
   locus::runtime_options o;
   o.engine = "sim";
   o.machine = "adws-cascadelake-2x28";  // 2 sockets of 28 cores, 38.5 MiB L3 each
-  o.policy = "ml-ws";
+  o.policy = policy;
   o.workers = workers;
   o.seed = static_cast<std::uint64_t>(seed);
   return o;
@@ -176,7 +179,9 @@ locus::runtime_options simulated(int workers, int seed) {
 // whose parent does not is tied to the L3 of the leader that opens it, so
 // the whole subtree runs on that socket's workers; nothing is ever tied to
 // a cache that has a group already; and both sockets get groups.
-TEST(MlWs, GroupsThatFitAnL3RunWithinOneSocket) {
+class Multilevel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Multilevel, GroupsThatFitAnL3RunWithinOneSocket) {
   sized_tree t;
   t.build(5, 0, true);
   const std::size_t l3 = 40370176;
@@ -188,8 +193,11 @@ TEST(MlWs, GroupsThatFitAnL3RunWithinOneSocket) {
         level1_leaves.push_back(c);
   ASSERT_GE(level1_leaves.size(), 4u) << "the tree should have several L3-sized groups";
   for (int seed : {1, 2, 3}) {
-    locus::runtime rt(simulated(56, seed));
+    locus::runtime rt(simulated(GetParam(), 56, seed));
     const ml_run r = run_tree(t);
+    if (GetParam() == "ml-adws") {
+      EXPECT_GT(r.migrated, 0u) << "ml-adws distributed nothing, seed " << seed;
+    }
     ASSERT_FALSE(r.threw);
     EXPECT_EQ(r.result, t.serial(0)) << "seed " << seed;
     EXPECT_GT(r.ties, level1_leaves.size()) << "seed " << seed;
@@ -215,9 +223,9 @@ TEST(MlWs, GroupsThatFitAnL3RunWithinOneSocket) {
 // Random trees with wrong footprints and a leaf that throws match their
 // serial result, one runtime for all seeds (a tie undone by an exception
 // must leave the leaders as they were): simulated on 1 to 56 workers.
-TEST(MlWs, RandomFootprintsMatchSerialSimulated) {
+TEST_P(Multilevel, RandomFootprintsMatchSerialSimulated) {
   for (int workers : {1, 2, 3, 8, 29, 56}) {
-    locus::runtime rt(simulated(workers, workers));
+    locus::runtime rt(simulated(GetParam(), workers, workers));
     for (int seed = 0; seed < 6; ++seed) {
       sized_tree t;
       t.build(static_cast<std::uint64_t>(seed) * 977 + static_cast<std::uint64_t>(workers), 0, seed % 2 == 0);
@@ -235,10 +243,10 @@ TEST(MlWs, RandomFootprintsMatchSerialSimulated) {
 
 // The same on threads: 1 to 8 workers on this machine's caches (the host's
 // tree), many seeds.
-TEST(MlWs, RandomFootprintsMatchSerialOnThreads) {
+TEST_P(Multilevel, RandomFootprintsMatchSerialOnThreads) {
   for (int workers : {1, 2, 3, 4, 8}) {
     locus::runtime_options o;
-    o.policy = "ml-ws";
+    o.policy = GetParam();
     o.workers = workers;
     o.spin_us = 20;
     locus::runtime rt(o);
@@ -257,5 +265,12 @@ TEST(MlWs, RandomFootprintsMatchSerialOnThreads) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Policies, Multilevel, ::testing::Values("ml-ws", "ml-adws"), [](const auto& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+});
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/places.hpp"
 
 namespace bench {
 
@@ -46,7 +47,8 @@ class block_partition {
   // where each block's run of each side starts in the output.
   template <class P, class Side>
   void count(Side side) {
-    P::loop(0, blocks_, 1, [&](std::int64_t lo, std::int64_t hi) {
+    // Footprint (multi-level policies): the elements read.
+    sized_loop<P>(0, blocks_, 1, static_cast<std::size_t>(n_) * sizeof(T), [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t k = lo; k < hi; ++k) {
         const T *begin = block_begin(k), *end = block_end(k);
         touch_n(begin, end - begin, locus::access::read);
@@ -89,7 +91,8 @@ class block_partition {
   // overlapping `from`). `side` must classify as it did for count().
   template <class P, class Side>
   void scatter(T* to, Side side) {
-    P::loop(0, blocks_, 1, [&](std::int64_t lo, std::int64_t hi) {
+    // Footprint: the elements read and written.
+    sized_loop<P>(0, blocks_, 1, 2 * static_cast<std::size_t>(n_) * sizeof(T), [&](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t k = lo; k < hi; ++k) {
         T* first[Sides];
         T* next[Sides];

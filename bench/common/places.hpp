@@ -62,16 +62,6 @@ void fork_at(int pf, F&& f, int pg, G&& g) {
   }
 }
 
-// The branches' work (any unit, only their ratio matters): read by adws,
-// ignored by every other policy, absent from the other implementations.
-template <class P, class F, class G>
-void fork_worked(double wf, F&& f, double wg, G&& g) {
-  if constexpr (hints_apply<P>)
-    locus::fork_join(locus::with(std::forward<F>(f), locus::work(wf)), locus::with(std::forward<G>(g), locus::work(wg)));
-  else
-    P::fork2(std::forward<F>(f), std::forward<G>(g));
-}
-
 // A fork whose branches declare their working sets (seed 003: the sizes
 // of figure 2b) besides their work: read by the multi-level policies
 // (ml-ws), ignored by every other, absent from the other implementations.
@@ -82,6 +72,15 @@ void fork_sized(double wf, std::size_t bf, F&& f, double wg, std::size_t bg, G&&
                      locus::with(std::forward<G>(g), locus::work(wg), locus::footprint(bg)));
   else
     P::fork2(std::forward<F>(f), std::forward<G>(g));
+}
+
+// The ADWS benchmarks' binary fork (seed 003, figure 2b): each branch's
+// work (its elements) when `hints`, else equal work, the paper's 1 : 1
+// guess (section 6.3), and always its working set.
+template <class P, class F, class G>
+void fork_split(bool hints, std::int64_t nf, std::size_t bf, F&& f, std::int64_t ng, std::size_t bg, G&& g) {
+  fork_sized<P>(hints ? static_cast<double>(nf) : 1.0, bf, std::forward<F>(f), hints ? static_cast<double>(ng) : 1.0,
+                bg, std::forward<G>(g));
 }
 
 // P::loop over a range whose pieces touch `bytes` in all, in proportion
@@ -98,15 +97,24 @@ void sized_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, std::size_
 }
 
 template <class P, class Body>
-void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
+void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body, std::size_t bytes = 0) {
   const int n = places<P>();
-  if (n == 1 || hi - lo < n) return P::loop(lo, hi, grain, body);
+  // `bytes` (0: not given): the loop's working set, for the multi-level
+  // policies; each block declares its share.
+  auto loop = [&](std::int64_t b, std::int64_t e) {
+    if (bytes == 0) return P::loop(b, e, grain, body);
+    sized_loop<P>(b, e, grain,
+                  static_cast<std::size_t>(static_cast<double>(bytes) * static_cast<double>(e - b) /
+                                           static_cast<double>(hi - lo)),
+                  body);
+  };
+  if (n == 1 || hi - lo < n) return loop(lo, hi);
   if constexpr (hints_apply<P>) {
-    locus::task_group group;
+    locus::task_group group = bytes == 0 ? locus::task_group() : locus::task_group(locus::footprint(bytes));
     for (int p = 0; p < n; ++p) {
       const auto block = locus::place_block(static_cast<std::size_t>(hi - lo), p, n);
       const std::int64_t b = lo + static_cast<std::int64_t>(block.begin), e = lo + static_cast<std::int64_t>(block.end);
-      group.spawn([&, b, e] { P::loop(b, e, grain, body); }, locus::at(p));
+      group.spawn([&, b, e] { loop(b, e); }, locus::at(p));
     }
     group.sync();
   }

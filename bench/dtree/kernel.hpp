@@ -106,8 +106,10 @@ void fill(const row* rows, std::int64_t n, const binning& b, const shape& c, std
   histogram right(counters(b), 0);
   auto first = [&] { fill<P>(rows, half, b, c, out); };
   auto second = [&] { fill<P>(rows + half, n - half, b, c, right.data()); };
-  if (c.hints) bench::fork_worked<P>(static_cast<double>(half), first, static_cast<double>(n - half), second);
-  else P::fork2(first, second);
+  // Each half's working set: its rows and a histogram.
+  const std::size_t hist = counters(b) * sizeof(std::uint32_t);
+  bench::fork_split<P>(c.hints, half, sizeof(row) * static_cast<std::size_t>(half) + hist, first, n - half,
+                       sizeof(row) * static_cast<std::size_t>(n - half) + hist, second);
   bench::touch_n(right.data(), static_cast<std::int64_t>(right.size()), locus::access::read);
   bench::touch_n(out, static_cast<std::int64_t>(right.size()), locus::access::write);
   locus::compute(right.size());
@@ -195,10 +197,9 @@ void build(row* from, row* to, std::int64_t n, int depth, std::size_t at, const 
   auto build_right = [&] {
     build<P>(to + left_total, from + left_total, right_total, depth + 1, 2 * at + 1, b, c, tree);
   };
-  if (c.hints)
-    bench::fork_worked<P>(static_cast<double>(left_total), build_left, static_cast<double>(right_total), build_right);
-  else
-    P::fork2(build_left, build_right);
+  // Each side's working set: its rows in both buffers.
+  bench::fork_split<P>(c.hints, left_total, 2 * sizeof(row) * static_cast<std::size_t>(left_total), build_left,
+                       right_total, 2 * sizeof(row) * static_cast<std::size_t>(right_total), build_right);
 }
 
 // The label the tree predicts for r.

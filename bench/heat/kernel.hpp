@@ -66,7 +66,10 @@ double* run_steps(double* even, double* odd, std::int64_t n, std::int64_t steps,
       double* dst = step % 2 == 0 ? odd : even;
       // Block p of the rows at place p, where prepare() put its rows
       // (NUMA-WS V: heat with hints and per-place data).
-      bench::place_loop<P>(1, n - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); });
+      // Its working set (multi-level policies): both grids' interior rows.
+      bench::place_loop<P>(
+          1, n - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); },
+          2 * static_cast<std::size_t>(n - 2) * static_cast<std::size_t>(n) * sizeof(double));
     }
   });
   return steps % 2 == 0 ? even : odd;

@@ -99,10 +99,9 @@ void build(point* from, point* to, std::int64_t n, int depth, bool from_is_home,
     build<P>(to + left_total, from + left_total, right_total, depth + 1, !from_is_home,
              slots{s.split + left_total, s.level + left_total}, c);
   };
-  if (c.hints)
-    bench::fork_worked<P>(static_cast<double>(left_total), build_left, static_cast<double>(right_total), build_right);
-  else
-    P::fork2(build_left, build_right);
+  // Each side's working set: its points in both buffers.
+  bench::fork_split<P>(c.hints, left_total, 2 * sizeof(point) * static_cast<std::size_t>(left_total), build_left,
+                       right_total, 2 * sizeof(point) * static_cast<std::size_t>(right_total), build_right);
 }
 
 }  // namespace kdtree

@@ -99,14 +99,22 @@ void multiply_add(M a, M b, M c, std::size_t m, std::size_t block) {
   const M b00 = b.quadrant(0, 0, h), b01 = b.quadrant(0, 1, h), b10 = b.quadrant(1, 0, h), b11 = b.quadrant(1, 1, h);
   const M c00 = c.quadrant(0, 0, h), c01 = c.quadrant(0, 1, h), c10 = c.quadrant(1, 0, h), c11 = c.quadrant(1, 1, h);
   auto product = [&](M x, M y, M z) { multiply_add<P>(x, y, z, h, block); };
+  // Each fork declares its branches' working sets for the multi-level
+  // policies (seed 003, figure 2b): a product of side h touches three
+  // h x h blocks, a pair of products six (counted per branch, so shared
+  // blocks of a count twice). Equal work for every branch.
+  const std::size_t one = 3 * h * h * sizeof(double), two = 2 * one;
+  auto pair = [&](M x0, M y0, M z0, M x1, M y1, M z1) {
+    bench::fork_sized<P>(1, one, [&] { product(x0, y0, z0); }, 1, one, [&] { product(x1, y1, z1); });
+  };
   // The left half of the inner dimension: four products into four distinct
   // quadrants of c, so they may run in parallel.
-  P::fork2([&] { P::fork2([&] { product(a00, b00, c00); }, [&] { product(a00, b01, c01); }); },
-           [&] { P::fork2([&] { product(a10, b00, c10); }, [&] { product(a10, b01, c11); }); });
+  bench::fork_sized<P>(1, two, [&] { pair(a00, b00, c00, a00, b01, c01); }, 1, two,
+                       [&] { pair(a10, b00, c10, a10, b01, c11); });
   // The right half adds into the same quadrants, so it starts after the join;
   // this also keeps every element's additions in increasing k.
-  P::fork2([&] { P::fork2([&] { product(a01, b10, c00); }, [&] { product(a01, b11, c01); }); },
-           [&] { P::fork2([&] { product(a11, b10, c10); }, [&] { product(a11, b11, c11); }); });
+  bench::fork_sized<P>(1, two, [&] { pair(a01, b10, c00, a01, b11, c01); }, 1, two,
+                       [&] { pair(a11, b10, c10, a11, b11, c11); });
 }
 
 // The top level with locality hints (NUMA-WS V, matmul with hints): the

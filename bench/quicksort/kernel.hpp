@@ -68,12 +68,11 @@ void sort(double* from, double* to, std::int64_t n, bool from_is_home, const cut
   }
   auto sort_less = [&] { sort<P>(to, from, less_total, !from_is_home, c); };
   auto sort_greater = [&] { sort<P>(to + greater_start, from + greater_start, n - greater_start, !from_is_home, c); };
-  // Without hints ADWS guesses 1 : 1 (section 6.3).
-  if (c.hints)
-    bench::fork_worked<P>(static_cast<double>(less_total), sort_less, static_cast<double>(n - greater_start),
-                          sort_greater);
-  else
-    P::fork2(sort_less, sort_greater);
+  // Without hints ADWS guesses 1 : 1 (section 6.3). Each side's working
+  // set: its elements in both buffers.
+  const std::int64_t greater_total = n - greater_start;
+  bench::fork_split<P>(c.hints, less_total, 2 * sizeof(double) * static_cast<std::size_t>(less_total), sort_less,
+                       greater_total, 2 * sizeof(double) * static_cast<std::size_t>(greater_total), sort_greater);
 }
 
 }  // namespace quicksort

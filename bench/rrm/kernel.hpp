@@ -49,10 +49,7 @@ void repeated_map(double* x, std::int64_t n, const shape& s) {
                                std::int64_t{1}, n - 1);
   auto first = [&] { repeated_map<P>(x, left, s); };
   auto second = [&] { repeated_map<P>(x + left, n - left, s); };
-  // Without hints ADWS guesses 1 : 1 (section 6.3), which equal work
-  // hints say as well.
-  const double wl = s.hints ? static_cast<double>(left) : 1.0, wr = s.hints ? static_cast<double>(n - left) : 1.0;
-  bench::fork_sized<P>(wl, static_cast<std::size_t>(left) * sizeof(double), first, wr,
+  bench::fork_split<P>(s.hints, left, static_cast<std::size_t>(left) * sizeof(double), first, n - left,
                        static_cast<std::size_t>(n - left) * sizeof(double), second);
 }
 

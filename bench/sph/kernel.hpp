@@ -12,7 +12,8 @@
 //
 // Timed: `iterations` steps, each two parallel traversals of the octree. At
 // an internal node the children are forked by halving the child list, each
-// half with its particle count as its work hint (bench::fork_worked). At a
+// half with its particle count as its work hint and its particles' bytes as
+// its footprint (bench::fork_split). At a
 // leaf, pass 1 sums each particle's density and sets its pressure (Tait,
 // gamma = 7); pass 2 sums its pressure and viscosity accelerations, adds
 // gravity and integrates velocity and position (symplectic Euler, walls
@@ -290,11 +291,13 @@ void fork_children(const octree& t, std::int32_t first, std::int32_t last, const
   const std::int32_t mid = first + (last - first) / 2;
   auto left = [&] { fork_children<P>(t, first, mid, at_leaf, hints); };
   auto right = [&] { fork_children<P>(t, mid, last, at_leaf, hints); };
-  if (!hints) return P::fork2(left, right);
   const auto& n = t.nodes;
-  const double left_count = static_cast<double>(n[static_cast<std::size_t>(mid)].begin - n[static_cast<std::size_t>(first)].begin);
-  const double right_count = static_cast<double>(n[static_cast<std::size_t>(last) - 1].end - n[static_cast<std::size_t>(mid)].begin);
-  bench::fork_worked<P>(left_count, left, right_count, right);
+  const std::int64_t left_count = n[static_cast<std::size_t>(mid)].begin - n[static_cast<std::size_t>(first)].begin;
+  const std::int64_t right_count = n[static_cast<std::size_t>(last) - 1].end - n[static_cast<std::size_t>(mid)].begin;
+  // Working set of a half: its particles in both buffers (their
+  // neighbours' lie mostly within the half too).
+  bench::fork_split<P>(hints, left_count, 2 * sizeof(particle) * static_cast<std::size_t>(left_count), left,
+                       right_count, 2 * sizeof(particle) * static_cast<std::size_t>(right_count), right);
 }
 
 template <class P, class AtLeaf>

@@ -29,7 +29,7 @@ class range_codec {
         frac_(31u - static_cast<std::uint32_t>(std::bit_width(static_cast<std::uint32_t>(workers)) - 1)) {}
 
   range of(const task_context& c) const {
-    if (c.policy[0] == 0) return {0, std::uint64_t{workers_} << frac_, 0};
+    if (c.policy[0] == 0) return whole();
     return {c.policy[1], c.policy[2], c.policy[0] - 1};
   }
   void store(task_context& c, const range& r) const {
@@ -37,6 +37,9 @@ class range_codec {
     c.policy[1] = static_cast<std::uint32_t>(r.x);
     c.policy[2] = static_cast<std::uint32_t>(r.y);
   }
+  // The whole range [0, P) at depth 0 (a root task's; ml-adws: a tied
+  // group's, over the node's children).
+  range whole() const { return {0, std::uint64_t{workers_} << frac_, 0}; }
   // floor of a fixed-point position: a worker (floor(y) may be P).
   std::uint32_t floor(std::uint64_t v) const { return static_cast<std::uint32_t>(v >> frac_); }
   // The worker a range belongs to: floor(x), within 0..P-1 (a zero-work

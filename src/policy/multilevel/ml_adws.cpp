@@ -1,0 +1,318 @@
+#include "policy/multilevel/ml_adws.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "locus/errors.hpp"
+
+namespace locus::detail {
+namespace {
+
+// Depths beyond this share the deepest migration queue (as in adws.cpp).
+constexpr std::uint32_t max_depth = 63;
+constexpr std::uint32_t depth_shift = 16;
+constexpr std::uint32_t depth_mask = 0x7fff;
+
+std::uint32_t depth_of_tag(std::uint32_t tag) {
+  const std::uint32_t d = (tag >> depth_shift) & depth_mask;
+  return d == 0 ? 0 : d - 1;
+}
+
+}  // namespace
+
+ml_adws_policy::ml_adws_policy(policy_context& c)
+    : policy_defaults(c),
+      leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties}),
+      child_index_(static_cast<std::size_t>(leaders_.tree().size()), 0),
+      steals_(static_cast<std::size_t>(leaders_.tree().size())) {
+  const cache_tree& t = leaders_.tree();
+  for (int id = 0; id < t.size(); ++id) {
+    const int k = static_cast<int>(t.at(id).children.size());
+    if (k > 0xffff)
+      throw config_error("LOCUS_POLICY=ml-adws: at most 65535 caches or workers under one cache (steal ranges are "
+                         "16-bit), got " + std::to_string(k));
+    codecs_.emplace_back(std::max(k, 1));
+    for (int i = 0; i < k; ++i) child_index_[static_cast<std::size_t>(t.at(id).children[static_cast<std::size_t>(i)])] = i;
+    inbound_.push_back(std::make_unique<inbound>());
+  }
+  // Spawns pass their work shares and groups their footprints
+  // (hook_work_hints); pushes carry the level and depth as the deque tag.
+  for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_tag_frames;
+}
+
+range ml_adws_policy::range_of(const task_context& c) {
+  return {c.policy[1], c.policy[2], depth_of_tag(c.policy[0])};
+}
+
+// Keeps the domain and the tie mark.
+void ml_adws_policy::store(task_context& c, const range& r) {
+  c.policy[0] = (c.policy[0] & ~(depth_mask << depth_shift)) | ((std::min(r.depth, max_depth) + 1) << depth_shift);
+  c.policy[1] = static_cast<std::uint32_t>(r.x);
+  c.policy[2] = static_cast<std::uint32_t>(r.y);
+}
+
+int ml_adws_policy::owner_node(int domain, const range& r) const {
+  return leaders_.tree().at(domain).children[static_cast<std::size_t>(codec(domain).owner(r))];
+}
+
+int ml_adws_policy::away_owner(const worker_view& w, const task_context& c) const {
+  const int d = level_word::domain(c);
+  if (d < 0) return -1;
+  const range r = range_of(c);
+  if (!codec(d).cross_worker(r)) return -1;
+  const int owner = owner_node(d, r);
+  return owner == leaders_.lead_of(w.id) ? -1 : owner;
+}
+
+// Figure 13 (tie) and the level's root range: [0, k) over the tied node's
+// children, depth 0, for the group and for the rest of the running task.
+bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t footprint) {
+  const int c = leaders_.tie(w, group, footprint);
+  if (c < 0) return false;
+  const range whole = codec(c).whole();
+  store(group, whole);
+  store(w.ctx, whole);
+  return true;
+}
+
+// Figure 7 lines 21-26 among the children of the group's domain. Leaders
+// of nodes that are not leaves answer at least local_distributed, so that
+// fork_join forks as a task group, whose first spawn may tie it.
+share_route ml_adws_policy::share_work(worker_view& w, const task_context& group, task_context& child, double lo,
+                                       double hi) {
+  child.policy[0] &= ~level_word::tie_mark;
+  const int lead = leaders_.lead_of(w.id);
+  const share_route keep = leaders_.tree().is_leaf(lead) ? share_route::local : share_route::local_distributed;
+  const int d = level_word::domain(group);
+  if (d < 0) return keep;
+  const range g = range_of(group);
+  if (!codec(d).cross_worker(g)) return keep;  // the child keeps the group's range
+  range r = codec(d).part(g, lo, hi);
+  r.depth = std::min(g.depth + 1, max_depth);
+  store(child, r);
+  return owner_node(d, r) == lead ? share_route::local_distributed : share_route::away;
+}
+
+// Line 24: migrate to the owning node's migration queue at the child's depth.
+void ml_adws_policy::route_spawn(worker_view& w, frame* f) {
+  const int owner = away_owner(w, f->ctx);
+  if (owner < 0) return push_own(w, f);
+  ctx->count(w, migrated);
+  give(w, owner, f, false);
+}
+
+void ml_adws_policy::give(worker_view& w, int node, frame* f, bool as_returned) {
+  inbound& in = *inbound_[static_cast<std::size_t>(node)];
+  {
+    std::lock_guard lock(in.lock);
+    if (as_returned) {
+      in.returned.push_back(f);
+    } else {
+      const std::size_t d = depth_of_tag(f->ctx.policy[0]);
+      if (in.migration.size() <= d) in.migration.resize(d + 1);
+      in.migration[d].push_back(f);
+    }
+    // seq_cst: pairs with has_work_for's load in the receiver's last look.
+    in.count.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ctx->trace(w, as_returned ? "return to owner" : "migrate", node);
+  const int leader = leaders_.leader_of(node);
+  if (leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
+}
+
+// Line 31: a cross-worker task continues on its owner.
+bool ml_adws_policy::keep_at_sync(worker_view& w, const frame& parent) { return away_owner(w, parent.ctx) < 0; }
+
+frame* ml_adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+  const int owner = away_owner(w, parent->ctx);
+  if (owner < 0) return parent;
+  ctx->count(w, returned);
+  give(w, owner, parent, true);
+  return nullptr;
+}
+
+// The returned list (oldest first), or the migration queues shallowest
+// first, oldest first (figure 11 lines 36-38).
+frame* ml_adws_policy::take_inbound(int node, bool returned_list) {
+  inbound& in = *inbound_[static_cast<std::size_t>(node)];
+  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard lock(in.lock);
+  frame* f = nullptr;
+  if (returned_list) {
+    if (in.returned.empty()) return nullptr;
+    f = in.returned.front();
+    in.returned.pop_front();
+  } else {
+    for (auto& q : in.migration) {
+      if (q.empty()) continue;
+      f = q.front();
+      q.pop_front();
+      break;
+    }
+    if (f == nullptr) return nullptr;
+  }
+  in.count.fetch_sub(1, std::memory_order_relaxed);
+  return f;
+}
+
+// Lines 44-46: a victim's migration queues, deepest first down to the
+// group's depth, newest first.
+frame* ml_adws_policy::steal_migrated(int node, std::uint32_t min_depth) {
+  inbound& in = *inbound_[static_cast<std::size_t>(node)];
+  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
+  std::lock_guard lock(in.lock);
+  for (int d = static_cast<int>(in.migration.size()) - 1; d >= static_cast<int>(min_depth); --d) {
+    auto& q = in.migration[static_cast<std::size_t>(d)];
+    if (q.empty()) continue;
+    frame* f = q.back();
+    q.pop_back();
+    in.count.fetch_sub(1, std::memory_order_relaxed);
+    return f;
+  }
+  return nullptr;
+}
+
+// Figure 11 for the node this worker leads: its primary queue (the own
+// deque), the continuations returned to it (after the deque, as in
+// adws.cpp, for the core's join invariant), its migration queues, its
+// parked frames (the rest of its primary queue), roots for memory's
+// leader, then one steal within the node's steal range.
+search_result ml_adws_policy::find_work(worker_view& w) {
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
+  const int lead = leaders_.lead_of(w.id);
+  if (frame* f = take_inbound(lead, true)) {
+    ctx->count(w, returned_takes);
+    return {f, found_at::policy};
+  }
+  if (frame* f = take_inbound(lead, false)) {
+    ctx->count(w, migration_takes);
+    return {f, found_at::policy};
+  }
+  if (frame* f = leaders_.take_parked(lead, true)) {
+    ctx->count(w, parked_takes);
+    return {f, found_at::policy};
+  }
+  const int domain = leaders_.tree().at(lead).parent;
+  if (domain < 0) {  // memory's leader runs the root tasks
+    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
+    return {};
+  }
+  const steal_word s = steal_range(lead);
+  if (!s.valid) {  // line 40: not dominated, no steal
+    ctx->count(w, undominated_rounds);
+    return {};
+  }
+  const auto& siblings = leaders_.tree().at(domain).children;
+  const std::uint32_t last = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(siblings.size() - 1));
+  const auto me = static_cast<std::uint32_t>(index_of(lead));
+  if (last <= s.lo) return {};
+  std::uint32_t v = s.lo + ctx->rng(w).below(last - s.lo);  // line 42, not the thief's own node
+  if (v >= me) ++v;
+  const int victim_node = siblings[v];
+  const int leader = leaders_.leader_of(victim_node);
+  worker_view& victim = ctx->worker_at(leader >= 0 ? leader : leaders_.tree().at(victim_node).workers.front());
+  ctx->steal_attempt(w, victim);
+  frame* f = nullptr;
+  if (v != s.lo) f = steal_migrated(victim_node, s.depth);  // lines 43-46
+  if (f == nullptr && v != s.hi) {                          // lines 47-50: its primary queue
+    const std::uint32_t want = level_word::tag(domain);
+    auto deep_enough = [&](std::uint32_t tag) {
+      return (tag & level_word::domain_bits) == want && depth_of_tag(tag) >= s.depth;
+    };
+    if (leader >= 0 && leader != w.id) f = victim.deque.steal_if(deep_enough);
+    if (f == nullptr) f = leaders_.take_parked(victim_node, false);
+  }
+  if (f == nullptr) return {};
+  ctx->stole(w);
+  ctx->count(w, local_steals);
+  return {f, found_at::steal};
+}
+
+bool ml_adws_policy::has_work_for(worker_view& w) {
+  const int lead = leaders_.lead_of(w.id);
+  return inbound_[static_cast<std::size_t>(lead)]->count.load(std::memory_order_seq_cst) != 0 ||
+         leaders_.has_parked(lead);
+}
+
+// Roots go to memory's leader; a deque's frames to the leaders of its
+// owner's level whose steal range holds the owner's node.
+bool ml_adws_policy::may_take(const worker_view& w, const worker_view* owner) {
+  if (owner == nullptr) return leaders_.lead_of(w.id) == cache_tree::root;
+  if (owner == &w) return true;
+  const int level = leaders_.level_of(w.id);
+  if (level < 0 || level != leaders_.level_of(owner->id)) return false;
+  const steal_word s = steal_range(leaders_.lead_of(w.id));
+  const auto o = static_cast<std::uint32_t>(index_of(leaders_.lead_of(owner->id)));
+  return s.valid && o >= s.lo && o <= s.hi;
+}
+
+// Section 3.2 per level, and the tied group's sync (figure 13 line 58).
+void ml_adws_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
+  const int d = level_word::domain(group);
+  if (d < 0) return;
+  const range g = range_of(group);
+  if (child == nullptr) {
+    if (codec(d).cross_worker(g)) release(d, g);
+    if (level_word::tied(group)) leaders_.untie(w, d);
+    return;
+  }
+  if (codec(d).cross_worker(g) && codec(d).cross_worker(range_of(*child))) dominate(w, d, g);
+}
+
+// Every node of the group's range (children floor(x) <= k < floor(y) of
+// the domain) steals within it, unless a shallower dominant group gave it
+// a range already (adws.cpp dominate, per node).
+void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
+  steal_word s;
+  s.valid = true;
+  s.lo = codec(domain).floor(group.x);
+  s.hi = codec(domain).floor(group.y);
+  s.depth = group.depth;
+  const std::uint64_t word = s.pack();
+  const auto& children = leaders_.tree().at(domain).children;
+  const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
+  for (std::uint32_t k = s.lo; k < end; ++k) {
+    const int node = children[k];
+    auto& slot = steals_[static_cast<std::size_t>(node)].word;
+    std::uint64_t cur = slot.load(std::memory_order_acquire);
+    bool widened = false;
+    while (true) {
+      const steal_word c = steal_word::from(cur);
+      if (c.valid && c.depth <= s.depth) break;
+      if (slot.compare_exchange_weak(cur, word, std::memory_order_acq_rel)) {
+        widened = true;
+        break;
+      }
+    }
+    const int leader = leaders_.leader_of(node);
+    if (widened && leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
+  }
+}
+
+void ml_adws_policy::release(int domain, const range& group) {
+  steal_word s;
+  s.valid = true;
+  s.lo = codec(domain).floor(group.x);
+  s.hi = codec(domain).floor(group.y);
+  s.depth = group.depth;
+  const std::uint64_t word = s.pack();
+  const auto& children = leaders_.tree().at(domain).children;
+  const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
+  for (std::uint32_t k = s.lo; k < end; ++k) {
+    std::uint64_t expected = word;
+    steals_[static_cast<std::size_t>(children[k])].word.compare_exchange_strong(expected, 0,
+                                                                                 std::memory_order_acq_rel);
+  }
+}
+
+policy_entry ml_adws_entry() {
+  return {
+      .name = "ml-adws",
+      .make = &make_policy_of<ml_adws_policy>,
+      // In the order of ml_adws_policy::counter.
+      .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
+                   "local_steals", "undominated_rounds", "overlapping_ties"},
+  };
+}
+
+}  // namespace locus::detail

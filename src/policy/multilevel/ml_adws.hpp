@@ -1,0 +1,116 @@
+// `ml-adws`: multi-level ADWS (seed 003, section 5, figure 14): the
+// multi-level scheduling of ml-ws (leaders.hpp: leaders, domains, ties,
+// figure 13) with single-level ADWS (section 3, figures 7 and 11) as the
+// scheduler among the caches of each level.
+//
+// Within a level the caches play the part of SL-ADWS's workers: the group
+// tied to node C has the distribution range [0, k) over C's k children,
+// each child task takes its share of its group's range in proportion to
+// its work hint (figure 7), and a task whose range spans several children
+// (cross-worker) belongs to child floor(x). Its owner is that child node,
+// not a worker: the node's current leader runs what is migrated to it and
+// the continuations returned to it, and a node that is tied to a group of
+// its own (a level-(l+1) leaf running) takes them once that group is done.
+// So the per-worker queues of adws (migration queues by depth, returned
+// continuations, steal ranges) are per node here; the primary queue of a
+// node is its leader's deque, plus its parked frames. Load balancing is
+// section 3.2's: a group becomes dominant when a cross-worker child of it
+// finishes, and the children of its range then steal within it, deepest
+// first.
+//
+// A level's tied group is that level's root task: ranges restart at [0, k)
+// over the node's children, with depth 0 (policy[0] bits 16-30 hold the
+// depth + 1, policy[1] and policy[2] x and y; leaders.hpp).
+//
+// Not yet: cache hierarchy flattening (figure 15), so a group that fits
+// the sum of several caches' capacities but none alone is still scheduled
+// one level up (issue 13).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "policy/adws/range.hpp"
+#include "policy/multilevel/leaders.hpp"
+#include "policy/registry.hpp"
+
+namespace locus::detail {
+
+class ml_adws_policy : public policy_defaults {
+ public:
+  // Indices in the registry entry's counters.
+  enum counter : int {
+    ties,
+    parked,
+    parked_takes,
+    migrated,
+    returned,
+    returned_takes,
+    migration_takes,
+    local_steals,
+    undominated_rounds,
+    overlapping_ties
+  };
+
+  explicit ml_adws_policy(policy_context& c);
+
+  search_result find_work(worker_view& w);
+  worker_view* choose_victim(worker_view&) { return nullptr; }  // find_work steals within the steal range
+  bool open_group(worker_view& w, task_context& group, std::size_t footprint);
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
+  void share_done(worker_view& w, const task_context& group, const task_context* child);
+  void route_spawn(worker_view& w, frame* f);
+  bool keep_at_sync(worker_view& w, const frame& parent);
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
+  bool has_work_for(worker_view& w);
+  bool may_take(const worker_view& w, const worker_view* owner);
+
+  const cache_leaders& leaders() const { return leaders_; }
+
+ private:
+  // What other workers hand to node k (adws.hpp's inbound, per node).
+  struct alignas(64) inbound {
+    std::mutex lock;
+    std::deque<frame*> returned;
+    std::vector<std::deque<frame*>> migration;  // by depth
+    std::atomic<int> count{0};
+  };
+  struct alignas(64) steal_slot {
+    std::atomic<std::uint64_t> word{0};
+  };
+
+  static range range_of(const task_context& c);
+  static void store(task_context& c, const range& r);
+  const range_codec& codec(int domain) const { return codecs_[static_cast<std::size_t>(domain)]; }
+  // The child of `domain` that owns r (a node id), and a node's index
+  // among its parent's children.
+  int owner_node(int domain, const range& r) const;
+  int index_of(int node) const { return child_index_[static_cast<std::size_t>(node)]; }
+  // Whether the task with context c, ready on w, belongs elsewhere: the
+  // node that owns it, or -1 if w may run it.
+  int away_owner(const worker_view& w, const task_context& c) const;
+
+  void give(worker_view& w, int node, frame* f, bool as_returned);
+  frame* take_inbound(int node, bool returned_list);
+  frame* steal_migrated(int node, std::uint32_t min_depth);
+  void dominate(worker_view& w, int domain, const range& group);
+  void release(int domain, const range& group);
+  steal_word steal_range(int node) const {
+    return steal_word::from(steals_[static_cast<std::size_t>(node)].word.load(std::memory_order_acquire));
+  }
+
+  cache_leaders leaders_;
+  std::vector<range_codec> codecs_;  // per node: over its children
+  std::vector<int> child_index_;     // per node: its place among its parent's children
+  std::vector<std::unique_ptr<inbound>> inbound_;  // per node
+  std::vector<steal_slot> steals_;                 // per node
+};
+static_assert(scheduling_policy<ml_adws_policy>);
+
+policy_entry ml_adws_entry();
+
+}  // namespace locus::detail
