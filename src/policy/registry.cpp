@@ -9,6 +9,7 @@
 #include "policy/cats/cats.hpp"
 #include "policy/multilevel/ml_adws.hpp"
 #include "policy/multilevel/ml_ws.hpp"
+#include "policy/multilevel/sb.hpp"
 #include "policy/nabbitc/nabbitc.hpp"
 #include "policy/numa_ws/numa_ws.hpp"
 #include "policy/ws/ws.hpp"
@@ -33,7 +34,7 @@ void check_entry(const std::deque<policy_entry>& entries, const policy_entry& e)
 
 // The built-in policies, one line each.
 std::vector<policy_entry> built_in() { return {ws_entry(), numa_ws_entry(), nabbitc_entry(), adws_entry(), cats_entry(),
-                                                ml_ws_entry(), ml_adws_entry()}; }
+                                                ml_ws_entry(), ml_adws_entry(), sb_entry()}; }
 
 // Never destroyed: the implicit pool stops at program exit and reports its
 // policy's counters by name after function-local statics may be gone.
