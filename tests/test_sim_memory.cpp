@@ -693,6 +693,10 @@ TEST(MachineFile, BaseMachineWithOverrides) {
                                "memory_controller_gbps = 12.5\n"
                                "link_gbps = 6\n"
                                "links_per_hop = 2\n"
+                               "link_data_header_bytes = 4\n"
+                               "link_request_bytes = 12\n"
+                               "snoop_bytes = 0\n"
+                               "snoop_response_bytes = 2.5\n"
                                "outstanding_misses = 4\n"
                                "prefetch_outstanding = 0\n");
   const machine_model m = load_machine_file(path);
@@ -706,6 +710,11 @@ TEST(MachineFile, BaseMachineWithOverrides) {
   EXPECT_DOUBLE_EQ(m.memory_controller_gbps, 12.5);
   EXPECT_DOUBLE_EQ(m.link_gbps, 6.0);
   EXPECT_EQ(m.links_per_hop, 2);
+  // The link protocol: each key given, none taken from the base's QPI 8/8/8/8.
+  EXPECT_DOUBLE_EQ(m.protocol.data_header_bytes, 4.0);
+  EXPECT_DOUBLE_EQ(m.protocol.request_bytes, 12.0);
+  EXPECT_DOUBLE_EQ(m.protocol.snoop_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(m.protocol.snoop_response_bytes, 2.5);
   EXPECT_EQ(m.outstanding_misses, 4u);
   EXPECT_EQ(m.prefetch_outstanding, 0u);
   EXPECT_EQ(m.prefetch_trigger, 2u);  // the base's
@@ -753,6 +762,9 @@ TEST(MachineFile, ErrorsNameTheFileLineAndKey) {
        {"line 2", "key outstanding_misses", "from 1 to 1024", "\"0\""}},
       {"bad_links", "base = numa-ws-4x8\nlinks_per_hop = 65\n", {"line 2", "key links_per_hop", "\"65\""}},
       {"bad_link_gbps", "base = numa-ws-4x8\nlink_gbps = -1\n", {"line 2", "key link_gbps", "non-negative"}},
+      {"bad_snoop", "base = numa-ws-4x8\nsnoop_bytes = -8\n", {"line 2", "key snoop_bytes", "non-negative"}},
+      {"bad_header", "base = numa-ws-4x8\nlink_data_header_bytes = eight\n",
+       {"line 2", "key link_data_header_bytes", "\"eight\""}},
       {"unknown_base", "base = nehalem\n", {"line 1", "key base", "\"nehalem\"", "numa-ws-4x8"}},
       {"missing_key", "topology = 1x2\n", {"missing key clock_ghz"}},
       {"remote_below_local", complete_but_remote_dram + "remote_dram = 100\n",

@@ -1,5 +1,6 @@
 #include "policy/multilevel/leaders.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace locus::detail {
@@ -12,7 +13,7 @@ cache_leaders::cache_leaders(policy_context& ctx, counters ids)
       leader_(index(tree_.size())),
       tied_(index(tree_.size())) {
   for (int id = 0; id < tree_.size(); ++id) {
-    parked_.push_back(tree_.is_leaf(id) ? nullptr : std::make_unique<parked_frames>());
+    parked_.push_back(std::make_unique<parked_frames>());
     tied_[index(id)].value.store(0, std::memory_order_relaxed);
   }
   for (int w = 0; w < ctx.num_workers(); ++w) {
@@ -25,6 +26,7 @@ cache_leaders::cache_leaders(policy_context& ctx, counters ids)
 int cache_leaders::tie(worker_view& w, task_context& group, std::size_t footprint) {
   const int c = lead_of(w.id);
   if (tree_.is_leaf(c)) return -1;  // line 55: a leaf ties nothing
+  if (!at_level(w, w.ctx)) return -1;  // a posted frame away from its level
   if (footprint != unknown_footprint && footprint > tree_.at(c).capacity) return -1;  // line 60
   park(w, c);
   if (tied_[index(c)].value.fetch_add(1, std::memory_order_acq_rel) != 0)
@@ -58,18 +60,34 @@ void cache_leaders::untie(worker_view& w, int node) {
 
 // The frames on the leader's deque belong to the level above the tie.
 void cache_leaders::park(worker_view& w, int node) {
-  std::vector<frame*> newest_first;
-  while (frame* f = w.deque.pop()) newest_first.push_back(f);
-  if (newest_first.empty()) return;
+  std::vector<frame*> frames;
+  while (frame* f = w.deque.pop()) frames.push_back(f);
+  if (frames.empty()) return;
+  std::reverse(frames.begin(), frames.end());
+  park_frames(w, node, frames);
+}
+
+void cache_leaders::hand_over(worker_view& w, frame* f) {
+  const int d = level_word::domain(f->ctx);
+  int node = cache_tree::root;
+  if (d >= 0) {
+    node = tree_.child_toward(d, w.id);
+    if (node < 0) node = tree_.at(d).children.front();
+  }
+  park_frames(w, node, {f});
+}
+
+void cache_leaders::park_frames(worker_view& w, int node, const std::vector<frame*>& oldest_first) {
   parked_frames& p = *parked_[index(node)];
   {
     std::lock_guard lock(p.lock);
-    for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) p.frames.push_back(*it);
+    for (frame* f : oldest_first) p.frames.push_back(f);
     // seq_cst: pairs with has_parked in a sleeper's last look.
-    p.count.fetch_add(static_cast<int>(newest_first.size()), std::memory_order_seq_cst);
+    p.count.fetch_add(static_cast<int>(oldest_first.size()), std::memory_order_seq_cst);
   }
-  for (std::size_t i = 0; i < newest_first.size(); ++i) ctx_->count(w, ids_.parked);
-  // The leaders of its siblings may take them now.
+  for (std::size_t i = 0; i < oldest_first.size(); ++i) ctx_->count(w, ids_.parked);
+  // Its leader, and the leaders of its siblings, may take them now.
+  if (const int v = leader_of(node); v >= 0 && v != w.id) ctx_->wake(ctx_->worker_at(v));
   if (tree_.at(node).parent >= 0) wake_leaders(tree_.at(node).parent, node, w.id);
 }
 
@@ -82,7 +100,7 @@ void cache_leaders::wake_leaders(int parent, int except, int skip_worker) {
 
 frame* cache_leaders::take_parked(int node, bool newest) {
   parked_frames* p = parked_[index(node)].get();
-  if (p == nullptr || p->count.load(std::memory_order_acquire) == 0) return nullptr;
+  if (p->count.load(std::memory_order_acquire) == 0) return nullptr;
   std::lock_guard lock(p->lock);
   if (p->frames.empty()) return nullptr;
   frame* f;
@@ -98,8 +116,7 @@ frame* cache_leaders::take_parked(int node, bool newest) {
 }
 
 bool cache_leaders::has_parked(int node) const {
-  const parked_frames* p = parked_[index(node)].get();
-  return p != nullptr && p->count.load(std::memory_order_seq_cst) != 0;
+  return parked_[index(node)]->count.load(std::memory_order_seq_cst) != 0;
 }
 
 }  // namespace locus::detail

@@ -82,6 +82,17 @@ class cache_leaders {
   // the running task goes back to the level above it.
   void untie(worker_view& w, int node);
 
+  // Whether w runs the level of a task with context c: w leads a child of
+  // the task's domain (memory, for a root task). A frame posted to a
+  // worker (static partitions, loop affinity: partition.hpp) may run on
+  // any worker; what it opens is not tied, and its continuation goes back
+  // to its level (hand_over).
+  bool at_level(const worker_view& w, const task_context& c) const { return level_of(w.id) == level_word::domain(c); }
+  // Parks f, whose level w does not run, where its level finds it: at the
+  // child of its domain that holds w (else the first; its leader takes it,
+  // its siblings' leaders may steal it), or at memory for a root task's.
+  void hand_over(worker_view& w, frame* f);
+
   // A parked frame of `node`: the newest (its leader) or the oldest (a thief).
   frame* take_parked(int node, bool newest);
   bool has_parked(int node) const;
@@ -97,6 +108,7 @@ class cache_leaders {
   };
   static std::size_t index(int i) { return static_cast<std::size_t>(i); }
   void park(worker_view& w, int node);
+  void park_frames(worker_view& w, int node, const std::vector<frame*>& oldest_first);
   void wake_leaders(int parent, int except, int skip_worker);
 
   policy_context* ctx_;
@@ -105,7 +117,7 @@ class cache_leaders {
   std::vector<slot> lead_;    // per worker: the node it leads
   std::vector<slot> leader_;  // per node: its leader, -1 if none
   std::vector<slot> tied_;    // per node: groups tied to it now (0 or 1)
-  std::vector<std::unique_ptr<parked_frames>> parked_;  // per node, null for leaves
+  std::vector<std::unique_ptr<parked_frames>> parked_;  // per node
 };
 
 }  // namespace locus::detail

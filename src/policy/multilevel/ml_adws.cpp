@@ -64,6 +64,20 @@ int ml_adws_policy::away_owner(const worker_view& w, const task_context& c) cons
   return owner == leaders_.lead_of(w.id) ? -1 : owner;
 }
 
+// A ready continuation that may not go on here: to its owner node if it
+// has one elsewhere (line 31), or back to its level if this worker does
+// not run that level (a frame posted away from it; leaders.hpp).
+bool ml_adws_policy::send_away(worker_view& w, frame* f) {
+  if (const int owner = away_owner(w, f->ctx); owner >= 0) {
+    ctx->count(w, returned);
+    give(w, owner, f, true);
+    return true;
+  }
+  if (leaders_.at_level(w, f->ctx)) return false;
+  leaders_.hand_over(w, f);
+  return true;
+}
+
 // Figure 13 (tie) and the level's root range: [0, k) over the tied node's
 // children, depth 0, for the group and for the rest of the running task.
 bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t footprint) {
@@ -121,14 +135,12 @@ void ml_adws_policy::give(worker_view& w, int node, frame* f, bool as_returned) 
 }
 
 // Line 31: a cross-worker task continues on its owner.
-bool ml_adws_policy::keep_at_sync(worker_view& w, const frame& parent) { return away_owner(w, parent.ctx) < 0; }
+bool ml_adws_policy::keep_at_sync(worker_view& w, const frame& parent) {
+  return away_owner(w, parent.ctx) < 0 && leaders_.at_level(w, parent.ctx);
+}
 
 frame* ml_adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
-  const int owner = away_owner(w, parent->ctx);
-  if (owner < 0) return parent;
-  ctx->count(w, returned);
-  give(w, owner, parent, true);
-  return nullptr;
+  return send_away(w, parent) ? nullptr : parent;
 }
 
 // The returned list (oldest first), or the migration queues shallowest

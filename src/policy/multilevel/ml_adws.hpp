@@ -94,6 +94,7 @@ class ml_adws_policy : public policy_defaults {
   // node that owns it, or -1 if w may run it.
   int away_owner(const worker_view& w, const task_context& c) const;
 
+  bool send_away(worker_view& w, frame* f);
   void give(worker_view& w, int node, frame* f, bool as_returned);
   frame* take_inbound(int node, bool returned_list);
   frame* steal_migrated(int node, std::uint32_t min_depth);

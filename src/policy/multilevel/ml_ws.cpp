@@ -21,6 +21,12 @@ void ml_ws_policy::share_done(worker_view& w, const task_context& group, const t
   if (child == nullptr && level_word::tied(group)) leaders_.untie(w, level_word::domain(group));
 }
 
+frame* ml_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+  if (leaders_.at_level(w, parent->ctx)) return parent;
+  leaders_.hand_over(w, parent);
+  return nullptr;
+}
+
 search_result ml_ws_policy::find_work(worker_view& w) {
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int lead = leaders_.lead_of(w.id);

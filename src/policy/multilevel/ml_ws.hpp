@@ -35,6 +35,9 @@ class ml_ws_policy : public policy_defaults {
   share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
   void share_done(worker_view& w, const task_context& group, const task_context* child);
   void route_spawn(worker_view& w, frame* f) { push_own(w, f); }
+  // A continuation goes on only on a worker of its level (leaders.hpp, at_level).
+  bool keep_at_sync(worker_view& w, const frame& parent) { return leaders_.at_level(w, parent.ctx); }
+  frame* on_ready(worker_view& w, frame* parent, ready_reason);
   bool has_work_for(worker_view& w);
   bool may_take(const worker_view& w, const worker_view* owner);
 
