@@ -166,6 +166,20 @@ ml_run run_tree(const sized_tree& t) {
   return r;
 }
 
+// Every node of the subtree at g ran on the socket where g ran (28 workers
+// per socket on adws-cascadelake-2x28); returns that socket.
+int expect_one_socket(const sized_tree& t, const ml_run& r, int g, const std::string& what) {
+  const int socket = r.ran_on[static_cast<std::size_t>(g)] / 28;
+  std::vector<int> stack{g};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    EXPECT_EQ(r.ran_on[static_cast<std::size_t>(n)] / 28, socket) << "node " << n << " below node " << g << ", " << what;
+    for (int c : t.nodes[static_cast<std::size_t>(n)].children) stack.push_back(c);
+  }
+  return socket;
+}
+
 locus::runtime_options simulated(const std::string& policy, int workers, int seed) {
   locus::runtime_options o;
   o.engine = "sim";
@@ -211,16 +225,7 @@ TEST_P(Multilevel, GroupsThatFitAnL3RunWithinOneSocket) {
     if (GetParam() == "sb") continue;
     std::vector<bool> socket_used(2);
     for (int g : level1_leaves) {
-      const int socket = r.ran_on[static_cast<std::size_t>(g)] / 28;
-      socket_used[static_cast<std::size_t>(socket)] = true;
-      std::vector<int> stack{g};
-      while (!stack.empty()) {
-        const int n = stack.back();
-        stack.pop_back();
-        EXPECT_EQ(r.ran_on[static_cast<std::size_t>(n)] / 28, socket)
-            << "node " << n << " of the group tied at node " << g << ", seed " << seed;
-        for (int c : t.nodes[static_cast<std::size_t>(n)].children) stack.push_back(c);
-      }
+      socket_used[static_cast<std::size_t>(expect_one_socket(t, r, g, "seed " + std::to_string(seed)))] = true;
     }
     EXPECT_TRUE(socket_used[0] && socket_used[1]) << "one socket took every L3-sized group, seed " << seed;
     if (::testing::Test::HasFailure()) return;
@@ -289,14 +294,7 @@ TEST(SbAnchors, AGroupThatFitsAnL3StaysOnItsSocket) {
     const ml_run r = run_tree(t);
     EXPECT_EQ(r.result, t.serial(0));
     EXPECT_GE(r.ties, 1u) << "run " << run;
-    const int socket = r.ran_on[static_cast<std::size_t>(g)] / 28;
-    std::vector<int> stack{g};
-    while (!stack.empty()) {
-      const int n = stack.back();
-      stack.pop_back();
-      EXPECT_EQ(r.ran_on[static_cast<std::size_t>(n)] / 28, socket) << "node " << n << ", run " << run;
-      for (int c : t.nodes[static_cast<std::size_t>(n)].children) stack.push_back(c);
-    }
+    expect_one_socket(t, r, g, "run " + std::to_string(run));
   }
 }
 

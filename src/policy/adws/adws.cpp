@@ -22,7 +22,7 @@ adws_policy::adws_policy(policy_context& c)
     throw config_error("LOCUS_POLICY=adws: at most 65535 workers (steal ranges are 16-bit), got " +
                        std::to_string(c.num_workers()));
   for (int i = 0; i < c.num_workers(); ++i) {
-    inbound_.push_back(std::make_unique<inbound>());
+    inbound_.push_back(std::make_unique<adws_inbound>());
     // Spawns pass their work shares (hook_work_hints); pushes carry the
     // depth as the deque tag, for figure 11's depth test (hook_tag_frames).
     c.worker_at(i).hooks |= hook_work_hints | hook_tag_frames;
@@ -56,20 +56,7 @@ void adws_policy::route_spawn(worker_view& w, frame* f) {
 }
 
 void adws_policy::give(int to, frame* f, bool as_returned) {
-  inbound& in = *inbound_[static_cast<std::size_t>(to)];
-  {
-    std::lock_guard lock(in.lock);
-    if (as_returned) {
-      in.returned.push_back(f);
-    } else {
-      const std::size_t d = depth_of_tag(f->ctx.policy[0]);
-      if (in.migration.size() <= d) in.migration.resize(d + 1);
-      in.migration[d].push_back(f);
-    }
-    // seq_cst: pairs with has_work_for's load in the receiver's last look
-    // before it sleeps (the sleep protocol's store-load order).
-    in.count.fetch_add(1, std::memory_order_seq_cst);
-  }
+  inbound_[static_cast<std::size_t>(to)]->give(f, as_returned, depth_of_tag(f->ctx.policy[0]));
   ctx->wake(ctx->worker_at(to));
 }
 
@@ -88,50 +75,6 @@ frame* adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
   return nullptr;
 }
 
-frame* adws_policy::take_returned(worker_view& w) {
-  inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
-  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(in.lock);
-  if (in.returned.empty()) return nullptr;
-  frame* f = in.returned.front();
-  in.returned.pop_front();
-  in.count.fetch_sub(1, std::memory_order_relaxed);
-  return f;
-}
-
-// Figure 11 lines 36-38: own migration queues, shallowest first, oldest
-// first.
-frame* adws_policy::take_migrated(worker_view& w) {
-  inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
-  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(in.lock);
-  for (auto& q : in.migration) {
-    if (q.empty()) continue;
-    frame* f = q.front();
-    q.pop_front();
-    in.count.fetch_sub(1, std::memory_order_relaxed);
-    return f;
-  }
-  return nullptr;
-}
-
-// Lines 44-46: a victim's migration queues, deepest first down to the
-// group's depth, newest first (the other end from the owner's).
-frame* adws_policy::steal_migrated(worker_view& victim, int min_depth) {
-  inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
-  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(in.lock);
-  for (int d = static_cast<int>(in.migration.size()) - 1; d >= min_depth; --d) {
-    auto& q = in.migration[static_cast<std::size_t>(d)];
-    if (q.empty()) continue;
-    frame* f = q.back();
-    q.pop_back();
-    in.count.fetch_sub(1, std::memory_order_relaxed);
-    return f;
-  }
-  return nullptr;
-}
-
 // Figure 11, with the continuations returned to this worker (figure 7
 // line 31) first once the primary queue is empty. They cannot come first
 // of all: a frame that completes a join resumes its parent here, and the
@@ -141,11 +84,12 @@ frame* adws_policy::steal_migrated(worker_view& victim, int min_depth) {
 // were migrated, not stolen).
 search_result adws_policy::find_work(worker_view& w) {
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};  // lines 33-35
-  if (frame* f = take_returned(w)) {
+  adws_inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
+  if (frame* f = in.take_returned()) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
-  if (frame* f = take_migrated(w)) {  // lines 36-38
+  if (frame* f = in.take_migrated()) {  // lines 36-38
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
   }
@@ -180,7 +124,7 @@ frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
   if (!s.valid) return nullptr;
   const auto v = static_cast<std::uint32_t>(victim.id);
   if (v != s.lo)  // lines 43-46: not the migration queues of floor(x)
-    if (frame* f = steal_migrated(victim, static_cast<int>(s.depth))) {
+    if (frame* f = inbound_[static_cast<std::size_t>(victim.id)]->steal_migrated(s.depth)) {
       ctx->count(thief, local_steals);
       return f;
     }
@@ -193,7 +137,7 @@ frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
 }
 
 bool adws_policy::has_work_for(worker_view& w) {
-  return inbound_[static_cast<std::size_t>(w.id)]->count.load(std::memory_order_seq_cst) != 0;
+  return inbound_[static_cast<std::size_t>(w.id)]->has_work();
 }
 
 // Roots start on worker 0; a thief takes only what its steal range allows.

@@ -51,11 +51,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "policy/adws/inbound.hpp"
 #include "policy/adws/range.hpp"
 #include "policy/registry.hpp"
 
@@ -83,29 +82,16 @@ class adws_policy : public policy_defaults {
   steal_word steal_range(int w) const { return steal_word::from(steals_[static_cast<std::size_t>(w)].word.load(std::memory_order_acquire)); }
 
  private:
-  // What other workers hand to worker k: continuations returned to their
-  // owner (figure 7 line 31) and tasks migrated to it (line 24), by depth.
-  // Written by any worker under the lock; `count` lets the owner and the
-  // sleep check skip the lock when there is nothing.
-  struct alignas(64) inbound {
-    std::mutex lock;
-    std::deque<frame*> returned;
-    std::vector<std::deque<frame*>> migration;  // by depth, grown on demand
-    std::atomic<int> count{0};
-  };
   struct alignas(64) steal_slot {
     std::atomic<std::uint64_t> word{0};
   };
 
-  frame* take_returned(worker_view& w);
-  frame* take_migrated(worker_view& w);
-  frame* steal_migrated(worker_view& victim, int min_depth);
   void give(int to, frame* f, bool as_returned);
   void dominate(worker_view& w, const range& group);
   void release(const range& group);
 
   range_codec codec_;
-  std::vector<std::unique_ptr<inbound>> inbound_;
+  std::vector<std::unique_ptr<adws_inbound>> inbound_;  // per worker
   std::vector<steal_slot> steals_;
 };
 static_assert(scheduling_policy<adws_policy>);

@@ -33,7 +33,7 @@ ml_adws_policy::ml_adws_policy(policy_context& c)
                          "16-bit), got " + std::to_string(k));
     codecs_.emplace_back(std::max(k, 1));
     for (int i = 0; i < k; ++i) child_index_[static_cast<std::size_t>(t.at(id).children[static_cast<std::size_t>(i)])] = i;
-    inbound_.push_back(std::make_unique<inbound>());
+    inbound_.push_back(std::make_unique<adws_inbound>());
   }
   // Spawns pass their work shares and groups their footprints
   // (hook_work_hints); pushes carry the level and depth as the deque tag.
@@ -116,19 +116,7 @@ void ml_adws_policy::route_spawn(worker_view& w, frame* f) {
 }
 
 void ml_adws_policy::give(worker_view& w, int node, frame* f, bool as_returned) {
-  inbound& in = *inbound_[static_cast<std::size_t>(node)];
-  {
-    std::lock_guard lock(in.lock);
-    if (as_returned) {
-      in.returned.push_back(f);
-    } else {
-      const std::size_t d = depth_of_tag(f->ctx.policy[0]);
-      if (in.migration.size() <= d) in.migration.resize(d + 1);
-      in.migration[d].push_back(f);
-    }
-    // seq_cst: pairs with has_work_for's load in the receiver's last look.
-    in.count.fetch_add(1, std::memory_order_seq_cst);
-  }
+  inbound_of(node).give(f, as_returned, depth_of_tag(f->ctx.policy[0]));
   ctx->trace(w, as_returned ? "return to owner" : "migrate", node);
   const int leader = leaders_.leader_of(node);
   if (leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
@@ -143,47 +131,6 @@ frame* ml_adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
   return send_away(w, parent) ? nullptr : parent;
 }
 
-// The returned list (oldest first), or the migration queues shallowest
-// first, oldest first (figure 11 lines 36-38).
-frame* ml_adws_policy::take_inbound(int node, bool returned_list) {
-  inbound& in = *inbound_[static_cast<std::size_t>(node)];
-  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(in.lock);
-  frame* f = nullptr;
-  if (returned_list) {
-    if (in.returned.empty()) return nullptr;
-    f = in.returned.front();
-    in.returned.pop_front();
-  } else {
-    for (auto& q : in.migration) {
-      if (q.empty()) continue;
-      f = q.front();
-      q.pop_front();
-      break;
-    }
-    if (f == nullptr) return nullptr;
-  }
-  in.count.fetch_sub(1, std::memory_order_relaxed);
-  return f;
-}
-
-// Lines 44-46: a victim's migration queues, deepest first down to the
-// group's depth, newest first.
-frame* ml_adws_policy::steal_migrated(int node, std::uint32_t min_depth) {
-  inbound& in = *inbound_[static_cast<std::size_t>(node)];
-  if (in.count.load(std::memory_order_acquire) == 0) return nullptr;
-  std::lock_guard lock(in.lock);
-  for (int d = static_cast<int>(in.migration.size()) - 1; d >= static_cast<int>(min_depth); --d) {
-    auto& q = in.migration[static_cast<std::size_t>(d)];
-    if (q.empty()) continue;
-    frame* f = q.back();
-    q.pop_back();
-    in.count.fetch_sub(1, std::memory_order_relaxed);
-    return f;
-  }
-  return nullptr;
-}
-
 // Figure 11 for the node this worker leads: its primary queue (the own
 // deque), the continuations returned to it (after the deque, as in
 // adws.cpp, for the core's join invariant), its migration queues, its
@@ -192,11 +139,11 @@ frame* ml_adws_policy::steal_migrated(int node, std::uint32_t min_depth) {
 search_result ml_adws_policy::find_work(worker_view& w) {
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int lead = leaders_.lead_of(w.id);
-  if (frame* f = take_inbound(lead, true)) {
+  if (frame* f = inbound_of(lead).take_returned()) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
-  if (frame* f = take_inbound(lead, false)) {
+  if (frame* f = inbound_of(lead).take_migrated()) {
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
   }
@@ -225,7 +172,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   worker_view& victim = ctx->worker_at(leader >= 0 ? leader : leaders_.tree().at(victim_node).workers.front());
   ctx->steal_attempt(w, victim);
   frame* f = nullptr;
-  if (v != s.lo) f = steal_migrated(victim_node, s.depth);  // lines 43-46
+  if (v != s.lo) f = inbound_of(victim_node).steal_migrated(s.depth);  // lines 43-46
   if (f == nullptr && v != s.hi) {                          // lines 47-50: its primary queue
     const std::uint32_t want = level_word::tag(domain);
     auto deep_enough = [&](std::uint32_t tag) {
@@ -242,8 +189,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
   const int lead = leaders_.lead_of(w.id);
-  return inbound_[static_cast<std::size_t>(lead)]->count.load(std::memory_order_seq_cst) != 0 ||
-         leaders_.has_parked(lead);
+  return inbound_of(lead).has_work() || leaders_.has_parked(lead);
 }
 
 // Roots go to memory's leader; a deque's frames to the leaders of its
@@ -274,12 +220,17 @@ void ml_adws_policy::share_done(worker_view& w, const task_context& group, const
 // Every node of the group's range (children floor(x) <= k < floor(y) of
 // the domain) steals within it, unless a shallower dominant group gave it
 // a range already (adws.cpp dominate, per node).
-void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
+steal_word ml_adws_policy::word_of(int domain, const range& group) const {
   steal_word s;
   s.valid = true;
   s.lo = codec(domain).floor(group.x);
   s.hi = codec(domain).floor(group.y);
   s.depth = group.depth;
+  return s;
+}
+
+void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
+  const steal_word s = word_of(domain, group);
   const std::uint64_t word = s.pack();
   const auto& children = leaders_.tree().at(domain).children;
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
@@ -302,11 +253,7 @@ void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
 }
 
 void ml_adws_policy::release(int domain, const range& group) {
-  steal_word s;
-  s.valid = true;
-  s.lo = codec(domain).floor(group.x);
-  s.hi = codec(domain).floor(group.y);
-  s.depth = group.depth;
+  const steal_word s = word_of(domain, group);
   const std::uint64_t word = s.pack();
   const auto& children = leaders_.tree().at(domain).children;
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));

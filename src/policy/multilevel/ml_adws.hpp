@@ -29,11 +29,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "policy/adws/inbound.hpp"
 #include "policy/adws/range.hpp"
 #include "policy/multilevel/leaders.hpp"
 #include "policy/registry.hpp"
@@ -72,13 +71,6 @@ class ml_adws_policy : public policy_defaults {
   const cache_leaders& leaders() const { return leaders_; }
 
  private:
-  // What other workers hand to node k (adws.hpp's inbound, per node).
-  struct alignas(64) inbound {
-    std::mutex lock;
-    std::deque<frame*> returned;
-    std::vector<std::deque<frame*>> migration;  // by depth
-    std::atomic<int> count{0};
-  };
   struct alignas(64) steal_slot {
     std::atomic<std::uint64_t> word{0};
   };
@@ -96,8 +88,9 @@ class ml_adws_policy : public policy_defaults {
 
   bool send_away(worker_view& w, frame* f);
   void give(worker_view& w, int node, frame* f, bool as_returned);
-  frame* take_inbound(int node, bool returned_list);
-  frame* steal_migrated(int node, std::uint32_t min_depth);
+  adws_inbound& inbound_of(int node) { return *inbound_[static_cast<std::size_t>(node)]; }
+  // The steal range a group of `domain` gives the children it dominates.
+  steal_word word_of(int domain, const range& group) const;
   void dominate(worker_view& w, int domain, const range& group);
   void release(int domain, const range& group);
   steal_word steal_range(int node) const {
@@ -107,7 +100,7 @@ class ml_adws_policy : public policy_defaults {
   cache_leaders leaders_;
   std::vector<range_codec> codecs_;  // per node: over its children
   std::vector<int> child_index_;     // per node: its place among its parent's children
-  std::vector<std::unique_ptr<inbound>> inbound_;  // per node
+  std::vector<std::unique_ptr<adws_inbound>> inbound_;  // per node
   std::vector<steal_slot> steals_;                 // per node
 };
 static_assert(scheduling_policy<ml_adws_policy>);
