@@ -46,10 +46,12 @@ int places() {
 // evenly (with 4 parts: 0,1,2,3 on 4 places, 0,0,1,1 on 2, all 0 on 1).
 inline int part_place(int q, int parts, int places) { return q * places / parts; }
 
+// `bytes` (0: not given): the fork's working set, for the multi-level
+// policies (locus::footprint).
 template <class P, class F, class G>
-void fork_at(int pf, F&& f, int pg, G&& g) {
+void fork_at(int pf, F&& f, int pg, G&& g, std::size_t bytes = 0) {
   if constexpr (hints_apply<P>) {
-    locus::task_group group;
+    locus::task_group group = bytes == 0 ? locus::task_group() : locus::task_group(locus::footprint(bytes));
     group.spawn(std::forward<F>(f), locus::at(pf));
     // g runs in the parent, under its own hint, then the parent's returns.
     const locus::place_hint parent = locus::current_hint();

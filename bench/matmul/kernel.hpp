@@ -131,12 +131,17 @@ void multiply_add_top(M a, M b, M c, std::size_t m, std::size_t block) {
   const M c00 = c.quadrant(0, 0, h), c01 = c.quadrant(0, 1, h), c10 = c.quadrant(1, 0, h), c11 = c.quadrant(1, 1, h);
   auto product = [&](M x, M y, M z) { multiply_add<P>(x, y, z, h, block); };
   auto at = [places](int quadrant) { return bench::part_place(quadrant, 4, places); };
+  // Footprints as in multiply_add: three h x h blocks per product.
+  const std::size_t two = 2 * 3 * h * h * sizeof(double), four = 2 * two;
   for (int half = 0; half < 2; ++half) {
     const M a0 = half == 0 ? a00 : a01, a1 = half == 0 ? a10 : a11;
     const M b0 = half == 0 ? b00 : b10, b1 = half == 0 ? b01 : b11;
     bench::fork_at<P>(
-        at(0), [&] { bench::fork_at<P>(at(0), [&] { product(a0, b0, c00); }, at(1), [&] { product(a0, b1, c01); }); },
-        at(2), [&] { bench::fork_at<P>(at(2), [&] { product(a1, b0, c10); }, at(3), [&] { product(a1, b1, c11); }); });
+        at(0),
+        [&] { bench::fork_at<P>(at(0), [&] { product(a0, b0, c00); }, at(1), [&] { product(a0, b1, c01); }, two); },
+        at(2),
+        [&] { bench::fork_at<P>(at(2), [&] { product(a1, b0, c10); }, at(3), [&] { product(a1, b1, c11); }, two); },
+        four);
   }
 }
 
