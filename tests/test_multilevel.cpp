@@ -298,6 +298,40 @@ TEST(SbAnchors, AGroupThatFitsAnL3StaysOnItsSocket) {
   }
 }
 
+// The footprints of fork_join branches and of parallel_for reach the
+// policy: sb anchors only groups that declare one (a group without it runs
+// where its task is anchored), so its `anchored` counter tells.
+TEST(SbAnchors, ForkAndLoopFootprintsReachThePolicy) {
+  locus::runtime rt(simulated("sb", 56, 1));
+  auto anchored_by = [](auto&& body) {
+    locus::reset_stats();
+    locus::task_group root;
+    root.spawn(body);
+    root.sync();
+    std::uint64_t n = 0;
+    for (const auto& w : locus::get_stats().workers) n += w.counter("anchored");
+    return n;
+  };
+  std::atomic<long> sum{0};
+  auto leaf = [&](long v) { sum.fetch_add(v, std::memory_order_relaxed); };
+  const std::size_t mb = std::size_t{1} << 20;
+  EXPECT_EQ(anchored_by([&] { locus::fork_join([&] { leaf(1); }, [&] { leaf(2); }); }), 0u);
+  EXPECT_EQ(anchored_by([&] {
+              locus::fork_join(locus::with([&] { leaf(1); }, locus::footprint(5 * mb)),
+                               locus::with([&] { leaf(2); }, locus::footprint(5 * mb)));
+            }),
+            1u);
+  // One branch without a footprint: the fork's is unknown.
+  EXPECT_EQ(anchored_by([&] {
+              locus::fork_join(locus::with([&] { leaf(1); }, locus::footprint(5 * mb)), [&] { leaf(2); });
+            }),
+            0u);
+  auto body = [&](std::int64_t lo, std::int64_t hi) { leaf(hi - lo); };
+  EXPECT_EQ(anchored_by([&] { locus::parallel_for(0, 1024, 16, body); }), 0u);
+  EXPECT_GE(anchored_by([&] { locus::parallel_for(0, 1024, 16, body, locus::footprint(8 * mb)); }), 1u);
+  EXPECT_EQ(sum.load(), 1 + 2 + 1 + 2 + 1 + 2 + 1024 + 1024);
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, Multilevel, ::testing::Values("ml-ws", "ml-adws", "sb"), [](const auto& info) {
   std::string name = info.param;
   for (char& c : name)

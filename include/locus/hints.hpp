@@ -19,9 +19,9 @@
 // parallel_reduce pass work in proportion to iterations themselves.
 //
 // footprint(bytes) is the group's working-set size, for the multi-level
-// policies of the paper (section 4): ml-ws ties a group that fits a cache
-// to it. fork_join branches and parallel_for take one too (locus::with,
-// docs/usage.md).
+// policies of the paper (sections 4 to 6): ml-ws and ml-adws tie a group
+// that fits a cache to it, sb anchors it there. fork_join branches and
+// parallel_for take one too (locus::with, docs/usage.md).
 //
 // A work hint must be finite and >= 0 (std::invalid_argument otherwise).
 #pragma once
