@@ -167,22 +167,9 @@ void adws_policy::dominate(worker_view& w, const range& group) {
   s.lo = codec_.floor(group.x);
   s.hi = codec_.floor(group.y);
   s.depth = group.depth;
-  const std::uint64_t word = s.pack();
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(ctx->num_workers()));
-  for (std::uint32_t k = s.lo; k < end; ++k) {
-    auto& slot = steals_[k].word;
-    std::uint64_t cur = slot.load(std::memory_order_acquire);
-    bool widened = false;
-    while (true) {
-      const steal_word c = steal_word::from(cur);
-      if (c.valid && c.depth <= s.depth) break;
-      if (slot.compare_exchange_weak(cur, word, std::memory_order_acq_rel)) {
-        widened = true;
-        break;
-      }
-    }
-    if (widened && static_cast<int>(k) != w.id) ctx->wake(ctx->worker_at(static_cast<int>(k)));
-  }
+  for (std::uint32_t k = s.lo; k < end; ++k)
+    if (s.widen(steals_[k].word) && static_cast<int>(k) != w.id) ctx->wake(ctx->worker_at(static_cast<int>(k)));
 }
 
 // The group is done: the workers whose steal range it gave fall back to

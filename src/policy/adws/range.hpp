@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 
@@ -70,6 +71,17 @@ struct steal_word {
   static steal_word from(std::uint64_t v) {
     return {(v >> 63) != 0, static_cast<std::uint32_t>(v & 0xffff), static_cast<std::uint32_t>((v >> 16) & 0xffff),
             static_cast<std::uint32_t>((v >> 32) & 0xffff)};
+  }
+  // Gives `slot` this range unless it holds one of a group at most as
+  // deep (the topmost dominant group wins, figure 11); whether it did.
+  bool widen(std::atomic<std::uint64_t>& slot) const {
+    const std::uint64_t word = pack();
+    std::uint64_t cur = slot.load(std::memory_order_acquire);
+    while (true) {
+      const steal_word c = from(cur);
+      if (c.valid && c.depth <= depth) return false;
+      if (slot.compare_exchange_weak(cur, word, std::memory_order_acq_rel)) return true;
+    }
   }
   std::uint64_t pack() const {
     return (std::uint64_t{1} << 63) | (std::uint64_t{depth & 0xffff} << 32) | (std::uint64_t{hi & 0xffff} << 16) |

@@ -231,24 +231,13 @@ steal_word ml_adws_policy::word_of(int domain, const range& group) const {
 
 void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
   const steal_word s = word_of(domain, group);
-  const std::uint64_t word = s.pack();
   const auto& children = leaders_.tree().at(domain).children;
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
   for (std::uint32_t k = s.lo; k < end; ++k) {
     const int node = children[k];
-    auto& slot = steals_[static_cast<std::size_t>(node)].word;
-    std::uint64_t cur = slot.load(std::memory_order_acquire);
-    bool widened = false;
-    while (true) {
-      const steal_word c = steal_word::from(cur);
-      if (c.valid && c.depth <= s.depth) break;
-      if (slot.compare_exchange_weak(cur, word, std::memory_order_acq_rel)) {
-        widened = true;
-        break;
-      }
-    }
+    if (!s.widen(steals_[static_cast<std::size_t>(node)].word)) continue;
     const int leader = leaders_.leader_of(node);
-    if (widened && leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
+    if (leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
   }
 }
 
