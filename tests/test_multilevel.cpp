@@ -180,6 +180,17 @@ int expect_one_socket(const sized_tree& t, const ml_run& r, int g, const std::st
   return socket;
 }
 
+// A random tree's run: thrown where it should, else the serial result,
+// and no cache tied twice.
+void check_random_tree(const sized_tree& t, int workers, int seed) {
+  const ml_run r = run_tree(t);
+  EXPECT_EQ(r.threw, t.throw_at >= 0) << workers << " workers, seed " << seed;
+  if (!r.threw) {
+    EXPECT_EQ(r.result, t.serial(0)) << workers << " workers, seed " << seed;
+  }
+  EXPECT_EQ(r.overlapping, 0u);
+}
+
 locus::runtime_options simulated(const std::string& policy, int workers, int seed) {
   locus::runtime_options o;
   o.engine = "sim";
@@ -242,12 +253,7 @@ TEST_P(Multilevel, RandomFootprintsMatchSerialSimulated) {
       sized_tree t;
       t.build(static_cast<std::uint64_t>(seed) * 977 + static_cast<std::uint64_t>(workers), 0, seed % 2 == 0);
       if (seed % 3 == 2) t.throw_at = static_cast<int>(t.nodes.size()) - 1;
-      const ml_run r = run_tree(t);
-      EXPECT_EQ(r.threw, t.throw_at >= 0) << workers << " workers, seed " << seed;
-      if (!r.threw) {
-        EXPECT_EQ(r.result, t.serial(0)) << workers << " workers, seed " << seed;
-      }
-      EXPECT_EQ(r.overlapping, 0u);
+      check_random_tree(t, workers, seed);
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -267,12 +273,7 @@ TEST_P(Multilevel, RandomFootprintsMatchSerialOnThreads) {
       t.build(static_cast<std::uint64_t>(seed) * 131 + static_cast<std::uint64_t>(workers), 0, seed % 2 == 0);
       if (seed % 4 == 3) t.throw_at = static_cast<int>(t.nodes.size()) / 2;
       while (t.throw_at >= 0 && !t.nodes[static_cast<std::size_t>(t.throw_at)].children.empty()) ++t.throw_at;
-      const ml_run r = run_tree(t);
-      EXPECT_EQ(r.threw, t.throw_at >= 0) << workers << " workers, seed " << seed;
-      if (!r.threw) {
-        EXPECT_EQ(r.result, t.serial(0)) << workers << " workers, seed " << seed;
-      }
-      EXPECT_EQ(r.overlapping, 0u);
+      check_random_tree(t, workers, seed);
       if (::testing::Test::HasFailure()) return;
     }
   }
