@@ -75,8 +75,8 @@
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/key_map.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/detail/wait_queue.hpp"
 #include "locus/fork_join.hpp"
-#include "locus/semaphore.hpp"
 
 namespace locus {
 
@@ -520,8 +520,10 @@ class basic_task_graph {
     }
 #ifndef LOCUS_SERIAL_ELISION
     // acq_rel: the handed nodes' writes (and handed_error_) come before.
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) done_.acquire();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1)
+      detail::wait_until_handed(this, &basic_task_graph::finished_or_enqueue);
     pending_.store(1, std::memory_order_relaxed);
+    finished_ = false;
     std::exception_ptr handed = std::exchange(handed_error_, nullptr);
     handed_failed_.store(false, std::memory_order_relaxed);
     if (!own) own = handed;
@@ -610,16 +612,38 @@ class basic_task_graph {
         if (!g->handed_failed_.exchange(true, std::memory_order_relaxed)) g->handed_error_ = std::current_exception();
       }
       // acq_rel: with the run's own decrement, which waits for this one.
-      if (g->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) g->done_.release();
+      if (g->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) g->finish();
       return nullptr;
     }
     basic_task_graph* graph;
     entry* node;
   };
+  // The last handed node is done and the run waits (pending_ went to 0
+  // after the run's own decrement): wake it. Not a semaphore: a release
+  // whose permit the run takes on its fast path may still be unlocking the
+  // semaphore when the run returns and the graph goes away; here the run
+  // looks at finished_ only under the queue lock, and nothing of the graph
+  // is touched after that lock is released (hand_to touches the waiter).
+  void finish() {
+    waiters_.lock();
+    finished_ = true;
+    detail::task_waiter* w = waiters_.pop();
+    waiters_.unlock();
+    if (w != nullptr) detail::hand_to(w);
+  }
+  static bool finished_or_enqueue(void* self, detail::task_waiter* w) noexcept {
+    auto& g = *static_cast<basic_task_graph*>(self);
+    g.waiters_.lock();
+    const bool done = g.finished_;
+    if (!done) g.waiters_.push(w);
+    g.waiters_.unlock();
+    return done;
+  }
   // Handed nodes not yet done, plus one held by the run until its own tasks
-  // are; the last to finish releases done_ if the run waits.
+  // are; the last to finish wakes the run if it waits.
   std::atomic<std::int64_t> pending_{1};
-  semaphore done_{0};
+  detail::wait_queue waiters_;  // the run, once it waits
+  bool finished_ = false;       // under waiters_' lock
   std::atomic<bool> handed_failed_{false};
   std::exception_ptr handed_error_;  // written by the first handed node that threw
 #endif
