@@ -505,7 +505,8 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
       if (std::getenv("SHOW")) std::cerr << locus::get_stats().summary();
       for (const auto& w : locus::get_stats().workers) {
         const auto c = w.counter("colored_steals"), r = w.counter("random_steals");
-        EXPECT_EQ(c + r, w.steals);
+        // Handed nodes taken from a place-mate's list count as steals too.
+        EXPECT_EQ(c + r + w.counter("place_mate_takes"), w.steals);
         EXPECT_EQ(w.counter("first_steal_giveups"), 0u);
         if (std::string(k) == "0") {
           EXPECT_LE(c, 1u) << "worker " << w.worker;
@@ -520,6 +521,175 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
     }
     EXPECT_GT(colored, 0u) << "colored_attempts=" << k << ": no colored steal at all";
   }
+}
+
+// Hand-offs (nabbitc): a node made ready by a worker of another color is
+// handed to its color, not computed by its readier. A heat-like stencil of
+// rows of alternating colors on the paper's machine, simulated: with
+// colored attempts never followed by a random one (colored_attempts and
+// first_steal_patience past anything the run reaches), a handed node can
+// only be taken by a worker of its color or a place-mate of one, and
+// colored steals take only frames holding the thief's color, so every
+// node, sources included (the on-demand form hands them off too), must run
+// at the place of its color, and, where each worker is its own place (4
+// workers spread over 4 sockets), on the worker of its color, whatever the
+// timing. Colors that no worker has stay with whoever readies them. Under
+// ws the same graph hands nothing off.
+TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
+  for (int s = 0; s < 8; ++s) {
+    const bool by_place = s % 4 == 3;
+    const int workers = s < 4 && !by_place ? 4 : 20;  // by place: two places
+    const bool spread = workers == 4 && s % 2 == 0;     // one worker per place
+    locus::runtime_options o;
+    o.engine = "sim";
+    o.machine = "nabbitc-8x10";
+    o.policy = "nabbitc";
+    o.workers = workers;
+    o.seed = s;
+    o.pack = spread ? 0 : 1;
+    o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}};
+    if (by_place) o.policy_options.push_back({"colors", "place"});
+    locus::runtime rt(o);
+    const int colors = locus::num_colors();
+    std::vector<int> place_of_worker;
+    for (const auto& w : locus::get_stats().workers) place_of_worker.push_back(w.place);
+    if (spread) {
+      ASSERT_EQ(locus::num_places(), workers) << "the test wants one worker per place here";
+    }
+    constexpr int rows = 24, steps = 8;
+    const int sink = rows * steps;
+    // Row r's color: r % colors, so that neighbours differ; with s odd, one
+    // row in six has a color no worker has.
+    auto color = [&](int key) {
+      const int r = key == sink ? 0 : key % rows;
+      return s % 2 == 1 && r % 6 == 5 ? colors + 3 : r % colors;
+    };
+    std::vector<int> ran_on(static_cast<std::size_t>(sink + 1), -1);
+    std::vector<int> ran_at(static_cast<std::size_t>(sink + 1), -1);
+    auto g = locus::make_task_graph<int>(
+        [&](int key) {
+          std::vector<int> p;
+          if (key == sink) {
+            for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
+          } else if (key >= rows) {
+            const int t = key / rows, r = key % rows;
+            for (int dr = -1; dr <= 1; ++dr)
+              if (r + dr >= 0 && r + dr < rows) p.push_back((t - 1) * rows + r + dr);
+          }
+          return p;
+        },
+        [&](int key) {
+          EXPECT_EQ(ran_on[static_cast<std::size_t>(key)], -1) << "node " << key << " ran twice";
+          ran_on[static_cast<std::size_t>(key)] = locus::worker_id();  // each node its own cell
+          ran_at[static_cast<std::size_t>(key)] = locus::current_place();
+          locus::compute(20000);  // simulated cycles
+        },
+        color);
+    g.measure_locality();
+    locus::reset_stats();
+    g.run(sink);
+    SCOPED_TRACE(std::to_string(workers) + " workers, seed " + std::to_string(s) +
+                 (by_place ? ", colors by place" : ""));
+    int checked = 0;
+    for (int key = 0; key < sink; ++key) {
+      const int c = color(key);
+      ASSERT_NE(ran_on[static_cast<std::size_t>(key)], -1) << "node " << key << " did not run";
+      if (c >= colors) continue;
+      ++checked;
+      const int place = by_place ? c : place_of_worker[static_cast<std::size_t>(c)];
+      EXPECT_EQ(ran_at[static_cast<std::size_t>(key)], place) << "node " << key;
+      if (spread) {
+        EXPECT_EQ(ran_on[static_cast<std::size_t>(key)], c) << "node " << key;
+      }
+    }
+    EXPECT_GT(checked, sink / 2);
+    const auto total = locus::get_stats().total();
+    EXPECT_EQ(total.counter("random_steals"), 0u);
+    EXPECT_GT(total.counter("hand_offs"), 0u);
+    EXPECT_EQ(total.counter("hand_offs"), total.counter("hand_off_takes") + total.counter("place_mate_takes"));
+    const locus::graph_locality l = g.locality();
+    EXPECT_EQ(l.nodes, static_cast<std::uint64_t>(sink + 1));
+    EXPECT_EQ(l.handed, total.counter("hand_offs"));
+    EXPECT_EQ(l.handed_remote, 0u);
+    EXPECT_EQ(l.after_random, 0u);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// With hand_offs=off (figure 3 alone) nothing is handed off: the readier,
+// a thief after a colored steal or one after a random steal computes every
+// node (the breakdown's other categories add up to the nodes).
+TEST(NabbitcHandOff, OffLeavesReadyNodesWithTheirReadier) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "nabbitc";
+  o.workers = 20;
+  o.pack = 1;
+  o.policy_options = {{"hand_offs", "off"}};
+  locus::runtime rt(o);
+  constexpr int rows = 24, steps = 8;
+  auto g = locus::make_task_graph<int>(
+      [&](int key) {
+        std::vector<int> p;
+        if (key == rows * steps)
+          for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
+        else if (key >= rows)
+          for (int dr = -1; dr <= 1; ++dr)
+            if (key % rows + dr >= 0 && key % rows + dr < rows) p.push_back(key - rows + dr);
+        return p;
+      },
+      [](int) { locus::compute(20000); }, [](int key) { return key % 20; });
+  g.measure_locality();
+  locus::reset_stats();
+  g.run(rows * steps);
+  const locus::graph_locality l = g.locality();
+  EXPECT_EQ(l.nodes, static_cast<std::uint64_t>(rows * steps + 1));
+  EXPECT_EQ(l.handed, 0u);
+  EXPECT_EQ(locus::get_stats().total().counter("hand_offs"), 0u);
+  EXPECT_EQ(l.by_readier + l.after_colored + l.after_random, l.nodes);
+}
+
+// The same graph under ws (Nabbit): colors are ignored, nothing is handed
+// off, and every node still runs once after its predecessors (the
+// breakdown's categories add up to the nodes).
+TEST(NabbitcHandOff, NabbitHandsNothingOff) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "ws";
+  o.workers = 20;
+  locus::runtime rt(o);
+  constexpr int rows = 24, steps = 8;
+  std::vector<std::atomic<int>> runs(rows * steps);
+  auto g = locus::make_task_graph<int>(
+      [&](int key) {
+        std::vector<int> p;
+        if (key == rows * steps)
+          for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
+        else if (key >= rows)
+          for (int dr = -1; dr <= 1; ++dr)
+            if (key % rows + dr >= 0 && key % rows + dr < rows) p.push_back(key - rows + dr);
+        return p;
+      },
+      [&](int key) {
+        if (key < rows * steps) {
+          for (int dr = -1; dr <= 1; ++dr)
+            if (key >= rows && key % rows + dr >= 0 && key % rows + dr < rows) {
+              EXPECT_EQ(runs[static_cast<std::size_t>(key - rows + dr)].load(), 1);
+            }
+          runs[static_cast<std::size_t>(key)].fetch_add(1);
+        }
+        locus::compute(20000);
+      },
+      [](int key) { return key % 20; });
+  g.measure_locality();
+  g.run(rows * steps);
+  for (auto& r : runs) EXPECT_EQ(r.load(), 1);
+  const locus::graph_locality l = g.locality();
+  EXPECT_EQ(l.handed, 0u);
+  EXPECT_EQ(l.by_readier + l.after_colored + l.after_random, l.nodes);
+  EXPECT_EQ(l.after_colored, 0u);
 }
 
 // Table III's invalid colors: no worker has the nodes' color, so every
@@ -553,7 +723,8 @@ TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
 
 TEST(NabbitcPolicy, OptionsAreChecked) {
   for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"}}) {
+           {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"},
+           {"hand_offs", "maybe"}}) {
     locus::runtime_options o = threaded("nabbitc", 1);
     o.policy_options = {{name, value}};
     try {

@@ -37,13 +37,18 @@ std::optional<locus::graph_locality> run_graph_variant(const variant& v, B& b) {
 }
 
 // The end of a graph benchmark's summary: "; remote nodes and predecessors
-// (NabbitC VI-B) x% of N", or nothing after a run that was not a graph's.
+// (NabbitC VI-B) x% of N; nodes by readier a (b remote), after colored
+// steal c (d), after random steal e (f), handed off g (h)", or nothing after a run that was
+// not a graph's.
 inline std::string locality_note(const std::optional<locus::graph_locality>& l) {
   if (!l) return "";
   std::ostringstream s;
   s.precision(3);
   s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * l->remote_share() << "% of "
-    << l->nodes + l->predecessors;
+    << l->nodes + l->predecessors << "; nodes by readier " << l->by_readier << " (" << l->by_readier_remote
+    << " remote), after colored steal " << l->after_colored << " (" << l->after_colored_remote
+    << "), after random steal " << l->after_random << " (" << l->after_random_remote << "), handed off "
+    << l->handed << " (" << l->handed_remote << ")";
   return s.str();
 }
 

@@ -75,6 +75,7 @@
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/key_map.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "locus/detail/wait_queue.hpp"
 #include "locus/fork_join.hpp"
 
 namespace locus {
@@ -105,6 +106,14 @@ std::uint32_t graph_color_tag(int color) noexcept;
 // (called on a worker).
 int graph_color_place(int color) noexcept;
 void graph_release_tag(std::uint32_t tag) noexcept;
+// Whether the calling worker's latest steal was a colored one (nabbitc's
+// section III rule); false under other policies and before any steal.
+bool graph_last_steal_colored() noexcept;
+// Whether ready nodes of other colors are handed off (nabbitc's hand_offs
+// option), and the hand-off itself: job, a ready node of `color`, goes to
+// the workers of that color; false, nothing done, if no worker has it.
+bool graph_hands_off() noexcept;
+bool graph_hand_off(frame* job, int color);
 
 template <class N>
 concept graph_node_type = requires(N& n, const N& cn) {
@@ -185,6 +194,13 @@ struct graph_entry {
   const Key& key;  // the map's copy
   const int color;
   bool constructed = false;
+  // The worker whose notification or exploration made the node ready, when
+  // the graph measures locality (graph_locality's breakdown); read by the
+  // worker that computes it, after the frame that carried it reached it.
+  int readied_by = -1;
+  // Handed to the workers of its color instead of computed by its readier
+  // (written before the hand-off publishes it).
+  bool handed_off = false;
   std::atomic<bool> computed{false};
   std::atomic<std::int64_t> join{0};
   std::atomic<link*> successors{nullptr};
@@ -314,6 +330,17 @@ struct graph_locality {
   std::uint64_t remote_nodes = 0;
   std::uint64_t predecessors = 0;
   std::uint64_t remote_predecessors = 0;
+  // Where the computed nodes came from (node counts, of `nodes`), each with
+  // how many of them were remote: computed by the worker that made them
+  // ready (run in place, or spawned and popped back by it), or by another
+  // worker whose latest steal was colored (nabbitc, section III) or not
+  // (a random attempt, or any steal under another policy).
+  std::uint64_t by_readier = 0, by_readier_remote = 0;
+  std::uint64_t after_colored = 0, after_colored_remote = 0;
+  std::uint64_t after_random = 0, after_random_remote = 0;
+  // Handed to the workers of their color (nabbitc) by the worker that made
+  // them ready, and taken by one of them or by a random attempt.
+  std::uint64_t handed = 0, handed_remote = 0;
   double remote_share() const {
     const std::uint64_t all = nodes + predecessors;
     return all == 0 ? 0.0 : static_cast<double>(remote_nodes + remote_predecessors) / static_cast<double>(all);
@@ -364,6 +391,14 @@ class basic_task_graph {
       sum.remote_nodes += slot.counts.remote_nodes;
       sum.predecessors += slot.counts.predecessors;
       sum.remote_predecessors += slot.counts.remote_predecessors;
+      sum.by_readier += slot.counts.by_readier;
+      sum.by_readier_remote += slot.counts.by_readier_remote;
+      sum.after_colored += slot.counts.after_colored;
+      sum.after_colored_remote += slot.counts.after_colored_remote;
+      sum.after_random += slot.counts.after_random;
+      sum.after_random_remote += slot.counts.after_random_remote;
+      sum.handed += slot.counts.handed;
+      sum.handed_remote += slot.counts.handed_remote;
     }
     return sum;
   }
@@ -406,11 +441,17 @@ class basic_task_graph {
   // behind a batch, as the paper's "while there are new successors" loop
   // would let it), and spawn the successors this made ready, by color. A
   // single ready successor runs in this loop, so a chain does not deepen
-  // the stack.
+  // the stack. Under nabbitc a ready successor of another worker's color is
+  // handed to that color instead (hand_off): figure 3 alone would compute it
+  // here whenever it is the only one ready (spawn_nodes, lines 18-21), and
+  // that is where most remote nodes came from (docs/benchmarks.md).
   void compute_and_notify(entry& first) {
+    const bool colored = detail_graph::colors_on();
+    const bool hand = colored && detail::graph_hands_off();
+    const int mine = colored ? detail::graph_worker_color() : no_color;
     for (entry* e = &first;;) {
       if (!locality_.empty()) [[unlikely]] count_locality(*e);
-      if (detail_graph::colors_on()) {
+      if (colored) {
         // The node's own color on what its compute() spawns.
         detail_graph::next_colors own(detail::graph_color_tag(e->color), false);
         e->node()->compute();
@@ -423,7 +464,10 @@ class basic_task_graph {
       link* l = e->successors.exchange(entry::closed(), std::memory_order_acq_rel);
       std::vector<entry*> ready;
       for (; l != nullptr; l = l->next)
-        if (l->successor->join.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(l->successor);
+        if (l->successor->join.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          readied(*l->successor);
+          if (!(hand && hand_off(*l->successor, mine))) ready.push_back(l->successor);
+        }
       if (ready.size() == 1) {
         e = ready[0];
         continue;
@@ -434,6 +478,68 @@ class basic_task_graph {
     }
   }
 
+  // A ready node whose color belongs to another worker than `mine` (the
+  // caller's color) goes to the workers of its color as a job (nabbitc's
+  // hand-off lists), counted in pending_ until it and what it starts are
+  // done. False if it stays here: its color is the caller's, or no
+  // worker's.
+  bool hand_off(entry& e, int mine) {
+#ifndef LOCUS_SERIAL_ELISION
+    if (e.color == mine || detail::graph_color_place(e.color) < 0) return false;
+    auto* job = ::new (detail::allocate_job(sizeof(handed_job))) handed_job(*this, e);
+    e.handed_off = true;
+    pending_.fetch_add(1, std::memory_order_relaxed);  // before anyone can run it (the hand-off publishes it)
+    if (detail::graph_hand_off(job, e.color)) return true;
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    e.handed_off = false;
+    job->~handed_job();
+    detail::free_job(job, sizeof(handed_job));
+#else
+    (void)e;
+    (void)mine;
+#endif
+    return false;
+  }
+
+  // Readiness at a place where the node would otherwise run at once.
+  void start_ready(entry& e) {
+    readied(e);
+    if (detail_graph::colors_on() && detail::graph_hands_off() && hand_off(e, detail::graph_worker_color())) return;
+    compute_and_notify(e);
+  }
+
+  // Runs fn (the run's own tasks), then waits for the nodes handed off
+  // during it; rethrows fn's exception, else the first a handed node threw.
+  template <class F>
+  void run_then_wait(F&& fn) {
+    std::exception_ptr own;
+    try {
+      fn();
+    } catch (...) {
+      own = std::current_exception();
+    }
+#ifndef LOCUS_SERIAL_ELISION
+    // acq_rel: the handed nodes' writes (and handed_error_) come before.
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1)
+      detail::wait_until_handed(this, &basic_task_graph::finished_or_enqueue);
+    pending_.store(1, std::memory_order_relaxed);
+    finished_ = false;
+    std::exception_ptr handed = std::exchange(handed_error_, nullptr);
+    handed_failed_.store(false, std::memory_order_relaxed);
+    if (!own) own = handed;
+#endif
+    if (own) std::rethrow_exception(own);
+  }
+
+  // Notes who made e ready, for graph_locality's breakdown (measured runs).
+  void readied(entry& e) {
+#ifndef LOCUS_SERIAL_ELISION
+    if (!locality_.empty()) [[unlikely]] e.readied_by = detail::current_worker()->id;
+#else
+    (void)e;
+#endif
+  }
+
   // Section VI-B's two counts for a node about to be computed here; each
   // worker writes only its own slot.
   void count_locality(entry& e) {
@@ -441,7 +547,21 @@ class basic_task_graph {
     const detail::worker_view* w = detail::current_worker();
     graph_locality& c = locality_[static_cast<std::size_t>(w->id)].counts;
     ++c.nodes;
-    if (detail::graph_color_place(e.color) != w->place) ++c.remote_nodes;
+    const bool remote = detail::graph_color_place(e.color) != w->place;
+    if (remote) ++c.remote_nodes;
+    if (e.handed_off) {
+      ++c.handed;
+      c.handed_remote += remote ? 1 : 0;
+    } else if (e.readied_by == w->id) {
+      ++c.by_readier;
+      c.by_readier_remote += remote ? 1 : 0;
+    } else if (detail::graph_last_steal_colored()) {
+      ++c.after_colored;
+      c.after_colored_remote += remote ? 1 : 0;
+    } else {
+      ++c.after_random;
+      c.after_random_remote += remote ? 1 : 0;
+    }
     for (auto&& k : std::as_const(*e.node()).predecessors()) {
       ++c.predecessors;
       if (detail::graph_color_place(spec_.color(k)) != w->place) ++c.remote_predecessors;
@@ -473,6 +593,61 @@ class basic_task_graph {
                            " nodes could not run: their predecessors form a cycle (a task graph must be acyclic)");
   }
 
+#ifndef LOCUS_SERIAL_ELISION
+  // A node handed to the workers of its color: a job the scheduler runs.
+  struct handed_job : detail::frame {
+    handed_job(basic_task_graph& g, entry& e) : graph(&g), node(&e) {
+      run = &run_handed;
+      ctx.policy[0] = detail::graph_color_tag(e.color);
+    }
+    static detail::frame* run_handed(detail::frame* f) {
+      auto* job = static_cast<handed_job*>(f);
+      basic_task_graph* g = job->graph;
+      entry* e = job->node;
+      job->~handed_job();
+      detail::free_job(job, sizeof(handed_job));
+      try {
+        g->compute_and_notify(*e);
+      } catch (...) {
+        if (!g->handed_failed_.exchange(true, std::memory_order_relaxed)) g->handed_error_ = std::current_exception();
+      }
+      // acq_rel: with the run's own decrement, which waits for this one.
+      if (g->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) g->finish();
+      return nullptr;
+    }
+    basic_task_graph* graph;
+    entry* node;
+  };
+  // The last handed node is done and the run waits (pending_ went to 0
+  // after the run's own decrement): wake it. Not a semaphore: a release
+  // whose permit the run takes on its fast path may still be unlocking the
+  // semaphore when the run returns and the graph goes away; here the run
+  // looks at finished_ only under the queue lock, and nothing of the graph
+  // is touched after that lock is released (hand_to touches the waiter).
+  void finish() {
+    waiters_.lock();
+    finished_ = true;
+    detail::task_waiter* w = waiters_.pop();
+    waiters_.unlock();
+    if (w != nullptr) detail::hand_to(w);
+  }
+  static bool finished_or_enqueue(void* self, detail::task_waiter* w) noexcept {
+    auto& g = *static_cast<basic_task_graph*>(self);
+    g.waiters_.lock();
+    const bool done = g.finished_;
+    if (!done) g.waiters_.push(w);
+    g.waiters_.unlock();
+    return done;
+  }
+  // Handed nodes not yet done, plus one held by the run until its own tasks
+  // are; the last to finish wakes the run if it waits.
+  std::atomic<std::int64_t> pending_{1};
+  detail::wait_queue waiters_;  // the run, once it waits
+  bool finished_ = false;       // under waiters_' lock
+  std::atomic<bool> handed_failed_{false};
+  std::exception_ptr handed_error_;  // written by the first handed node that threw
+#endif
+
   Spec spec_;
   detail::key_map<key_type, entry, Hash, Eq> map_;
   bool failed_ = false;
@@ -501,7 +676,9 @@ class task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
   void run(const key_type& sink) {
     this->guarded_run("task_graph::run", [&] {
       auto [e, created] = this->find_or_create(sink);
-      if (created) init_and_compute(*e);
+      this->run_then_wait([&] {
+        if (created) init_and_compute(*e);
+      });
       if (!e->computed.load(std::memory_order_acquire)) this->fail_cycle("task_graph::run");
     });
   }
@@ -515,14 +692,14 @@ class task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
     for (entry* e = &first;;) {
       this->construct(*e);
       std::vector<pred_item> preds = this->predecessors_of(*e);
-      if (preds.empty()) return this->compute_and_notify(*e);
+      if (preds.empty()) return this->start_ready(*e);
       if (preds.size() == 1) {
         // Its one predecessor notifies it, or is found computed: join = 1,
         // no extra count held.
         e->join.store(1, std::memory_order_relaxed);
         auto [p, created] = this->find_or_create(preds[0].key);
         if (!attach(*e, *p, 0)) {
-          if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->compute_and_notify(*e);
+          if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->start_ready(*e);
           return;
         }
         if (!created) return;
@@ -533,7 +710,7 @@ class task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
       e->join.store(static_cast<std::int64_t>(preds.size()) + 1, std::memory_order_relaxed);
       auto act = [this, e](pred_item& p) { try_init_compute(*e, p); };
       detail_graph::spawn_all(preds, [](const pred_item& p) { return p.color; }, act);  // lines 20-21
-      if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->compute_and_notify(*e);  // 22-23
+      if (e->join.fetch_sub(1, std::memory_order_acq_rel) == 1) return this->start_ready(*e);  // lines 22-23
       return;
     }
   }
@@ -603,8 +780,9 @@ class static_task_graph : public basic_task_graph<Node, Hash, Eq, Spec> {
       if (preds.empty()) sources.push_back(e);
     }
     this->guarded_run("static_task_graph::run", [&] {
+      for (entry* e : sources) this->readied(*e);
       auto act = [this](entry* s) { this->compute_and_notify(*s); };
-      detail_graph::spawn_all(sources, [](entry* s) { return s->color; }, act);
+      this->run_then_wait([&] { detail_graph::spawn_all(sources, [](entry* s) { return s->color; }, act); });
       if (this->not_computed() != 0) this->fail_cycle("static_task_graph::run");
     });
   }

@@ -47,6 +47,23 @@ int graph_color_place(int color) noexcept {
   return color >= 0 && static_cast<std::size_t>(color) < owner.size() ? owner[static_cast<std::size_t>(color)] : -1;
 }
 
+bool graph_last_steal_colored() noexcept {
+  nabbitc_policy* p = nabbitc_policy::active();
+  worker_view* w = current_worker();
+  return p != nullptr && w != nullptr && p->last_steal_colored(*w);
+}
+
+bool graph_hands_off() noexcept {
+  nabbitc_policy* p = nabbitc_policy::active();
+  return p != nullptr && p->hands_off();
+}
+
+bool graph_hand_off(frame* job, int color) {
+  nabbitc_policy* p = nabbitc_policy::active();
+  worker_view* w = current_worker();
+  return p != nullptr && w != nullptr && p->hand_off(*w, job, color);
+}
+
 void graph_release_tag(std::uint32_t tag) noexcept {
   if (nabbitc_policy* p = nabbitc_policy::active()) p->sets().release(tag);
 }

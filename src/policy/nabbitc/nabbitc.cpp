@@ -40,6 +40,12 @@ void check_patience(std::string_view s, std::string_view v) {
   if (v != "auto") parse_count(s, v, std::uint64_t{1} << 40);
 }
 
+bool parse_on_off(std::string_view s, std::string_view v) {
+  if (v == "on") return true;
+  if (v == "off") return false;
+  throw config_error(std::string(s) + "=\"" + std::string(v) + "\": expected on or off");
+}
+
 bool parse_by_place(std::string_view s, std::string_view v) {
   if (v == "worker") return false;
   if (v == "place") return true;
@@ -52,9 +58,11 @@ nabbitc_policy::nabbitc_policy(policy_context& c)
     : policy_defaults(c),
       sets_(parse_by_place("colors", c.option("colors")) ? c.places().num_places : c.num_workers()),
       thieves_(static_cast<std::size_t>(c.num_workers())),
+      handed_(new handed_list[static_cast<std::size_t>(sets_.colors())]),
       colored_attempts_(parse_colored_attempts("colored_attempts", c.option("colored_attempts"))),
       first_patience_(parse_patience("first_steal_patience", c.option("first_steal_patience"), c.num_workers())),
-      by_place_(parse_by_place("colors", c.option("colors"))) {
+      by_place_(parse_by_place("colors", c.option("colors"))),
+      hand_offs_(parse_on_off("hand_offs", c.option("hand_offs"))) {
   // Every push carries the frame's color set as its deque tag (steal_if).
   for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_tag_frames;
   g_active.store(this, std::memory_order_release);
@@ -82,6 +90,11 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     found_work(w);
     return {f, found_at::own_deque};
   }
+  if (frame* f = take_handed(color_of(w))) {
+    ctx->count(w, hand_off_takes);
+    found_work(w);
+    return {f, found_at::policy};
+  }
   if (frame* f = ctx->take_root(w)) {
     found_work(w);
     return {f, found_at::roots};
@@ -101,9 +114,22 @@ search_result nabbitc_policy::find_work(worker_view& w) {
       ctx->count(w, colored_steals);
       ctx->trace(w, "colored steal", victim->id);
       me.stolen = true;
+      me.last_colored = true;
       found_work(w);
       return {f, found_at::steal};
     }
+    // A node handed to a busy place-mate: local by the section VI-B
+    // measure, so a colored attempt may take it (with colors by place the
+    // place's list is the thief's own, already looked at).
+    if (victim->place == w.place && !by_place_)
+      if (frame* f = take_handed(color_of(*victim))) {
+        ctx->stole(w);
+        ctx->count(w, place_mate_takes);
+        me.stolen = true;
+        me.last_colored = true;
+        found_work(w);
+        return {f, found_at::steal};
+      }
     ctx->count(w, colored_misses);
     if (seen != 0) wake_color(w, seen);
     ++me.misses;
@@ -111,18 +137,53 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     return {};
   }
   me.misses = 0;  // the random attempt of section III, then colored ones again
+  // The deque only: a random attempt that also took handed nodes measured
+  // worse than none (most of them went to idle workers of other places,
+  // docs/benchmarks.md); a handed node waits for a worker of its place.
   if (frame* f = victim->deque.steal()) {
     ctx->stole(w);
     ctx->count(w, random_steals);
     me.stolen = true;
+    me.last_colored = false;
     return {f, found_at::steal};
   }
   return {};
 }
 
-void nabbitc_policy::wake_color(worker_view& w, std::uint32_t tag) {
-  const int c = sets_.some_color(tag, static_cast<std::uint32_t>(ctx->rng(w).below(static_cast<std::uint32_t>(num_colors()))));
-  if (c < 0) return;
+bool nabbitc_policy::has_work_for(worker_view& w) {
+  // The last look of a worker about to sleep: seq_cst, pairs with hand_off.
+  return handed_[static_cast<std::size_t>(color_of(w))].count.load(std::memory_order_seq_cst) > 0;
+}
+
+bool nabbitc_policy::hand_off(worker_view& w, frame* f, int color) {
+  if (place_of_color(color) < 0) return false;
+  handed_list& list = handed_[static_cast<std::size_t>(color)];
+  {
+    std::lock_guard lock(list.mutex);
+    list.frames.push_back(f);
+    // Under the lock, so that count is the list's length whenever the lock
+    // is free; seq_cst for the sleepers (handed_list).
+    list.count.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ctx->count(w, hand_offs);
+  ctx->trace(w, "hand off", by_place_ ? -1 : color);
+  wake_one_of(w, color);
+  return true;
+}
+
+frame* nabbitc_policy::take_handed(int color) {
+  if (color < 0 || color >= num_colors()) return nullptr;
+  handed_list& list = handed_[static_cast<std::size_t>(color)];
+  if (list.count.load(std::memory_order_acquire) <= 0) return nullptr;
+  std::lock_guard lock(list.mutex);
+  if (list.frames.empty()) return nullptr;  // another taker was first
+  frame* f = list.frames.front();  // the oldest: the wavefront advances in order
+  list.frames.pop_front();
+  list.count.fetch_sub(1, std::memory_order_relaxed);
+  return f;
+}
+
+void nabbitc_policy::wake_one_of(worker_view& w, int c) {
   if (!by_place_) {
     if (c < ctx->num_workers()) ctx->wake(ctx->worker_at(c));
     return;
@@ -130,6 +191,11 @@ void nabbitc_policy::wake_color(worker_view& w, std::uint32_t tag) {
   const auto& members = ctx->places().place_workers[static_cast<std::size_t>(c)];
   if (!members.empty())
     ctx->wake(ctx->worker_at(members[ctx->rng(w).below(static_cast<std::uint32_t>(members.size()))]));
+}
+
+void nabbitc_policy::wake_color(worker_view& w, std::uint32_t tag) {
+  const int c = sets_.some_color(tag, static_cast<std::uint32_t>(ctx->rng(w).below(static_cast<std::uint32_t>(num_colors()))));
+  if (c >= 0) wake_one_of(w, c);
 }
 
 policy_entry nabbitc_entry() {
@@ -153,9 +219,17 @@ policy_entry nabbitc_entry() {
                    .accepted = "worker or place",
                    .default_value = "worker",
                    .help = "a worker's color: its id (the paper's) or its place's index",
-                   .check = [](std::string_view s, std::string_view v) { parse_by_place(s, v); }}},
+                   .check = [](std::string_view s, std::string_view v) { parse_by_place(s, v); }},
+                  {.name = "hand_offs",
+                   .env = "LOCUS_NABBITC_HAND_OFFS",
+                   .accepted = "on or off",
+                   .default_value = "on",
+                   .help = "a node made ready by a worker of another color goes to its color (off: figure 3 alone, "
+                           "its readier computes it)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of nabbitc_policy::counter.
-      .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups"},
+      .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups", "hand_offs",
+                   "hand_off_takes", "place_mate_takes"},
   };
 }
 

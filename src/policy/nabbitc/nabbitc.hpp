@@ -23,9 +23,28 @@
 // III's invalid colors, and programs that are not task graphs still get
 // their load balanced). A colored miss on a frame of other colors wakes a
 // sleeping worker of one of them (wake_color).
+//
+// Hand-offs. A node made ready by a worker of another color is not run by
+// that worker (the task-graph library's start_ready): it goes to the list
+// of its color here (hand_off), which the workers of that color check right
+// after their own deque, and which a colored attempt on a worker of the
+// thief's own place takes from when that worker's deque has nothing of the
+// thief's color (a place-mate's node is local by section VI-B's measure).
+// A random attempt takes only from deques, as in the paper, so a handed
+// node never leaves its place. Measured on
+// heat-graph (docs/benchmarks.md, task graphs), 92 to 94% of NabbitC's remote
+// nodes were run by the worker whose notification made them ready, in
+// place: figure 3's morphing continuations only reorder what one worker
+// spawns, and a lone ready successor of another color is computed by its
+// readier there as well (spawn_nodes' base case, lines 18-21), so colored
+// steals never saw it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "policy/nabbitc/color_sets.hpp"
@@ -36,7 +55,8 @@ namespace locus::detail {
 class nabbitc_policy : public policy_defaults {
  public:
   // Indices in the registry entry's counters.
-  enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups };
+  enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
+                     place_mate_takes };
 
   explicit nabbitc_policy(policy_context& c);
   ~nabbitc_policy();
@@ -45,12 +65,25 @@ class nabbitc_policy : public policy_defaults {
 
   worker_view* choose_victim(worker_view& thief);
   search_result find_work(worker_view& w);
+  bool has_work_for(worker_view& w);
+
+  // Option hand_offs: on (the default) or off, figure 3 alone (the
+  // comparison of docs/benchmarks.md).
+  bool hands_off() const { return hand_offs_; }
+  // Queues f, a ready node's job, on the list of `color` and wakes a worker
+  // of that color; false (nothing done) if no worker has the color.
+  bool hand_off(worker_view& w, frame* f, int color);
 
   int color_of(const worker_view& w) const { return by_place_ ? w.place : w.id; }
   // The place whose workers have `color`, or -1 if none has it.
   int place_of_color(int color) const;
   int num_colors() const { return sets_.colors(); }
   color_sets& sets() { return sets_; }
+  // Whether w's latest steal was colored (on w only: the task-graph
+  // library's breakdown of its locality measure).
+  bool last_steal_colored(const worker_view& w) const {
+    return thieves_[static_cast<std::size_t>(w.id)].last_colored;
+  }
 
   // The pool's nabbitc policy while one runs, else nullptr. A process
   // global because the task-graph library, a header above the core, must
@@ -65,6 +98,7 @@ class nabbitc_policy : public policy_defaults {
     std::uint32_t misses = 0;               // colored attempts since the last random one
     bool stolen = false;                    // has made its first steal
     std::uint64_t first_attempts = 0;       // colored attempts before the first steal
+    bool last_colored = false;              // the latest steal was a colored one
   };
   void found_work(worker_view& w) { thieves_[static_cast<std::size_t>(w.id)].misses = 0; }
   // After a colored miss on a frame of other colors: wakes a worker of one
@@ -72,12 +106,28 @@ class nabbitc_policy : public policy_defaults {
   // push wakes a sleeper only when nobody searches, so a thief that keeps
   // missing would otherwise keep the frame's own workers asleep.
   void wake_color(worker_view& w, std::uint32_t tag);
+  // Wakes a worker of `color` (one of its place's, by place).
+  void wake_one_of(worker_view& w, int color);
+  // The oldest frame handed to `color`, or nullptr.
+  frame* take_handed(int color);
+
+  // The hand-off list of one color. `count` is read without the lock: its
+  // seq_cst increment pairs with the seq_cst park word of a worker going to
+  // sleep (scheduler.cpp), which then either sees it (has_work_for) or is
+  // woken by the depositor, as NUMA-WS's mailboxes do.
+  struct alignas(64) handed_list {
+    std::mutex mutex;
+    std::deque<frame*> frames;
+    std::atomic<std::int64_t> count{0};
+  };
 
   color_sets sets_;
   std::vector<thief_state> thieves_;
+  std::unique_ptr<handed_list[]> handed_;  // one per color
   std::uint32_t colored_attempts_;
   std::uint64_t first_patience_;
   bool by_place_;
+  bool hand_offs_;
 };
 static_assert(scheduling_policy<nabbitc_policy>);
 
