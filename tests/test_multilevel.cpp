@@ -77,6 +77,51 @@ TEST(CacheTree, SharedL2sAddALevel) {
   }
 }
 
+// Figure 15's rule on a tree whose branches differ in depth: workers 0-1
+// and 2-3 share an L2 each, workers 4 and 5 have their own, one L3 holds
+// all six. So memory > L3 > {L2, L2, leaf 4, leaf 5}, and the L2s hold
+// leaves 0-3 one level further down.
+TEST(CacheTree, FlatteningGoesDownWhileTheTotalCapacityHoldsTheGroup) {
+  auto topo = locus::detail::parse_topology("1x6:L3=12M,L2=1M");
+  std::erase_if(topo.caches, [](const auto& c) { return c.level == 2; });
+  for (std::vector<int> cores : {std::vector<int>{0, 1}, {2, 3}, {4}, {5}}) {
+    locus::detail::cache_info l2;
+    l2.level = 2;
+    l2.size_bytes = std::size_t{1} << 20;
+    l2.cores = cores;
+    topo.caches.push_back(l2);
+  }
+  locus::detail::sort_caches(topo.caches);
+  const cache_tree t(topo, locus::detail::make_placement(topo, locus::detail::place_kind::core, 6, 64));
+  EXPECT_EQ(t.max_level(), 3);
+  const int l3 = t.at(cache_tree::root).children[0];
+  const auto& mid = t.at(l3).children;
+  ASSERT_EQ(mid.size(), 4u);
+  EXPECT_EQ(mid[2], t.leaf_of(4));
+  EXPECT_EQ(t.at(t.leaf_of(4)).capacity, std::size_t{1} << 20) << "a leaf holds its private L2";
+  // D(C, l): the nodes at level l below C, and the leaves above it.
+  EXPECT_EQ(t.below(l3, 2), mid);
+  EXPECT_EQ(t.below(l3, 3),
+            (std::vector<int>{t.leaf_of(0), t.leaf_of(1), t.leaf_of(2), t.leaf_of(3), t.leaf_of(4), t.leaf_of(5)}));
+  EXPECT_EQ(t.below(t.leaf_of(4), 3), std::vector<int>{t.leaf_of(4)});
+  const std::size_t mb = std::size_t{1} << 20;
+  const int memory[] = {cache_tree::root};
+  const int the_l3[] = {l3};
+  // 20 MiB does not fit the L3: no level below it.
+  EXPECT_EQ(t.flatten_level(the_l3, 20 * mb), 1);
+  // 6 MiB fits the L3 (12) but not its children together (4 x 1 MiB): the
+  // L3's children, figure 13's tie.
+  EXPECT_EQ(t.flatten_level(the_l3, 6 * mb), 2);
+  // 3 MiB fits the children too: down to the deepest level.
+  EXPECT_EQ(t.flatten_level(the_l3, 3 * mb), 3);
+  // Memory holds anything; then as for the L3.
+  EXPECT_EQ(t.flatten_level(memory, 20 * mb), 1);
+  EXPECT_EQ(t.flatten_level(memory, 6 * mb), 2);
+  const int two_l2s[] = {mid[0], mid[1]};
+  EXPECT_EQ(t.flatten_level(two_l2s, 2 * mb), 3) << "two L2s hold what one does not";
+  EXPECT_EQ(t.flatten_level(two_l2s, 3 * mb), 2);
+}
+
 // ---------------------------------------------------------------- ml-ws
 // A tree of task groups with declared footprints (locus::footprint); the
 // leaves only compute, so the declared bytes cost the simulator nothing.
@@ -140,7 +185,7 @@ struct ml_run {
   long result = 0;
   bool threw = false;
   std::vector<int> ran_on;
-  std::uint64_t ties = 0, overlapping = 0, steals = 0, migrated = 0;
+  std::uint64_t ties = 0, overlapping = 0, steals = 0, migrated = 0, flattened = 0;
 };
 
 ml_run run_tree(const sized_tree& t) {
@@ -161,6 +206,7 @@ ml_run run_tree(const sized_tree& t) {
       if (c.name == "ties" || c.name == "anchored") r.ties += c.value;  // ml-* tie, sb anchors
       if (c.name == "overlapping_ties") r.overlapping += c.value;
       if (c.name == "migrated") r.migrated += c.value;
+      if (c.name == "flattened") r.flattened += c.value;
     }
   }
   return r;
@@ -181,14 +227,15 @@ int expect_one_socket(const sized_tree& t, const ml_run& r, int g, const std::st
 }
 
 // A random tree's run: thrown where it should, else the serial result,
-// and no cache tied twice.
-void check_random_tree(const sized_tree& t, int workers, int seed) {
+// and no cache tied twice. Returns how many groups were flattened.
+std::uint64_t check_random_tree(const sized_tree& t, int workers, int seed) {
   const ml_run r = run_tree(t);
   EXPECT_EQ(r.threw, t.throw_at >= 0) << workers << " workers, seed " << seed;
   if (!r.threw) {
     EXPECT_EQ(r.result, t.serial(0)) << workers << " workers, seed " << seed;
   }
   EXPECT_EQ(r.overlapping, 0u);
+  return r.flattened;
 }
 
 locus::runtime_options simulated(const std::string& policy, int workers, int seed) {
@@ -247,21 +294,25 @@ TEST_P(Multilevel, GroupsThatFitAnL3RunWithinOneSocket) {
 // serial result, one runtime for all seeds (a tie undone by an exception
 // must leave the leaders as they were): simulated on 1 to 56 workers.
 TEST_P(Multilevel, RandomFootprintsMatchSerialSimulated) {
+  std::uint64_t flattened = 0;
   for (int workers : {1, 2, 3, 8, 29, 56}) {
     locus::runtime rt(simulated(GetParam(), workers, workers));
     for (int seed = 0; seed < 6; ++seed) {
       sized_tree t;
       t.build(static_cast<std::uint64_t>(seed) * 977 + static_cast<std::uint64_t>(workers), 0, seed % 2 == 0);
       if (seed % 3 == 2) t.throw_at = static_cast<int>(t.nodes.size()) - 1;
-      check_random_tree(t, workers, seed);
+      flattened += check_random_tree(t, workers, seed);
       if (::testing::Test::HasFailure()) return;
     }
   }
+  EXPECT_EQ(flattened > 0, GetParam() == "ml-adws") << flattened << " groups flattened";
 }
 
 // The same on threads: 1 to 8 workers on this machine's caches (the host's
-// tree), many seeds.
+// tree; 3, 4 and 8 workers share its cores, so its L2s are shared caches
+// too, unevenly for 3), many seeds. ml-adws flattens some of the groups.
 TEST_P(Multilevel, RandomFootprintsMatchSerialOnThreads) {
+  std::uint64_t flattened = 0;
   for (int workers : {1, 2, 3, 4, 8}) {
     locus::runtime_options o;
     o.policy = GetParam();
@@ -273,8 +324,106 @@ TEST_P(Multilevel, RandomFootprintsMatchSerialOnThreads) {
       t.build(static_cast<std::uint64_t>(seed) * 131 + static_cast<std::uint64_t>(workers), 0, seed % 2 == 0);
       if (seed % 4 == 3) t.throw_at = static_cast<int>(t.nodes.size()) / 2;
       while (t.throw_at >= 0 && !t.nodes[static_cast<std::size_t>(t.throw_at)].children.empty()) ++t.throw_at;
-      check_random_tree(t, workers, seed);
+      flattened += check_random_tree(t, workers, seed);
       if (::testing::Test::HasFailure()) return;
+    }
+  }
+  if (GetParam() == "ml-adws") {
+    EXPECT_GT(flattened, 0u) << "no group was flattened";
+  } else {
+    EXPECT_EQ(flattened, 0u);
+  }
+}
+
+// ---------------------------------------------------------------- flattening
+// Figure 15 on the paper's machine (2 x 28 workers, 38.5 MiB per L3): a
+// group of 56 equal children, opened by a task whose range covers both
+// L3s, that fits the two L3s together but not one is flattened, as one
+// level over the 56 workers: child i runs on worker 55 - i (SL-ADWS's mapping:
+// each child takes its share from the top of what is left,
+// a pure function of the hints). The same group opened by a task that
+// covers [0, 1.5) of the two L3s is not (the L3 that its range ends in is
+// left out, footnote 5), and one that does not fit both L3s is not either.
+struct flat_probe {
+  std::size_t bytes;
+  double first_share;  // the opener's share of the group above it (1: both L3s)
+};
+
+std::vector<int> run_flat_probe(const flat_probe& p, std::uint64_t& flattened) {
+  std::vector<int> ran_on(56, -1);
+  const std::size_t huge = std::size_t{1} << 40;
+  locus::reset_stats();
+  locus::task_group root;
+  root.spawn([&] {
+    // A group that fits nothing below memory: tied to memory, its children
+    // ranged over the two L3s. A child takes its share from the top of
+    // what is left, so the probe, spawned last, gets [0, 2 first_share).
+    locus::task_group top(locus::work(1.0), locus::footprint(huge));
+    if (p.first_share < 1.0) top.spawn([] {}, locus::work(1.0 - p.first_share));
+    top.spawn(
+        [&] {
+          locus::task_group g(locus::work(56), locus::footprint(p.bytes));
+          for (int i = 0; i < 56; ++i)
+            g.spawn([&ran_on, i] { ran_on[static_cast<std::size_t>(i)] = locus::worker_id(); }, locus::work(1));
+          g.sync();
+        },
+        locus::work(p.first_share));
+    top.sync();
+  });
+  root.sync();
+  flattened = 0;
+  for (const auto& w : locus::get_stats().workers) flattened += w.counter("flattened");
+  return ran_on;
+}
+
+TEST(Flattening, AGroupThatFitsBothL3sRunsAsOneLevelOverEveryWorker) {
+  const std::size_t mb = std::size_t{1} << 20;
+  for (int seed : {1, 2}) {
+    locus::runtime rt(simulated("ml-adws", 56, seed));
+    std::uint64_t flattened = 0;
+    const std::vector<int> flat = run_flat_probe({60 * mb, 1.0}, flattened);
+    EXPECT_EQ(flattened, 1u) << "seed " << seed;
+    for (int i = 0; i < 56; ++i) EXPECT_EQ(flat[static_cast<std::size_t>(i)], 55 - i) << "child " << i << ", seed " << seed;
+    // Range [0, 1.5): only the first L3 counts, and 60 MiB does not fit it.
+    const std::vector<int> partial = run_flat_probe({60 * mb, 0.75}, flattened);
+    EXPECT_EQ(flattened, 0u) << "seed " << seed;
+    // 100 MiB fits neither the L3s together nor one.
+    const std::vector<int> big = run_flat_probe({100 * mb, 1.0}, flattened);
+    EXPECT_EQ(flattened, 0u) << "seed " << seed;
+    for (const auto& ran : {partial, big})
+      for (int w : ran) EXPECT_GE(w, 0) << "seed " << seed;
+  }
+}
+
+// The root group itself: one that fits the sum of the L3s runs over every
+// worker (the root case of figure 15, memory flattened down to the
+// workers); ml-ws does not flatten, and the same group ties to memory and
+// then to the L3s.
+TEST(Flattening, ARootGroupThatFitsTheL3sSpreadsOverBothSockets) {
+  const std::size_t mb = std::size_t{1} << 20;
+  for (const std::string policy : {"ml-adws", "ml-ws"}) {
+    locus::runtime rt(simulated(policy, 56, 3));
+    std::vector<int> ran_on(56, -1);
+    locus::reset_stats();
+    locus::task_group root;
+    root.spawn([&] {
+      locus::task_group g(locus::work(56), locus::footprint(20 * mb));
+      for (int i = 0; i < 56; ++i)
+        g.spawn([&ran_on, i] { ran_on[static_cast<std::size_t>(i)] = locus::worker_id(); }, locus::work(1));
+      g.sync();
+    });
+    root.sync();
+    std::uint64_t flattened = 0, ties = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      if (policy == "ml-adws") flattened += w.counter("flattened");
+      ties += w.counter("ties");
+    }
+    if (policy == "ml-adws") {
+      EXPECT_EQ(flattened, 1u);
+      EXPECT_EQ(ties, 0u);
+      for (int i = 0; i < 56; ++i) EXPECT_EQ(ran_on[static_cast<std::size_t>(i)], 55 - i) << "child " << i;
+    } else {
+      EXPECT_EQ(ties, 1u) << "ml-ws ties the group to memory";
     }
   }
 }

@@ -9,12 +9,14 @@
 // the largest capacity, since a group that fits the largest fits the node.
 // A node's parent is the smallest node that holds all its workers. So a
 // 2 x 28-core Cascade Lake is memory > 2 L3s > 56 workers, and a host
-// whose one L3 holds every worker is memory > L3 > workers.
+// whose one L3 holds every worker is memory > L3 > workers. A leaf's
+// capacity is its worker's largest private cache (an L2).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,17 @@ class cache_tree {
   // The node each worker leads at the start: leaders are elected bottom up,
   // the leader of a node being its first child's (section 4.2).
   int initial_lead(int worker) const { return initial_lead_[static_cast<std::size_t>(worker)]; }
+  // The deepest level (the leaves' on a symmetric tree).
+  int max_level() const { return max_level_; }
+  // D(C, l) of seed 003 figure 15: the nodes at `level` below `id`, and the
+  // leaves above it (a worker's caches are not split further), by first
+  // worker. `id` itself if it is at `level` or a leaf.
+  std::vector<int> below(int id, int level) const;
+  // Figure 15 lines 62-67: the level over whose caches under `caches`
+  // (siblings, C_i..C_max(i,j-1)) a task group of `size` bytes should be
+  // scheduled: one level down as long as their total capacity holds it,
+  // stopping at max_level(). Their own level if it does not fit them.
+  int flatten_level(std::span<const int> caches, std::size_t size) const;
   // One line per node, for tests and LOCUS_STATS: "L1 [0..27] 38.5 MiB".
   std::string describe() const;
 
@@ -53,6 +66,7 @@ class cache_tree {
   std::vector<node> nodes_;
   std::vector<int> leaf_;
   std::vector<int> initial_lead_;
+  int max_level_ = 0;
 };
 
 }  // namespace locus::detail

@@ -16,6 +16,15 @@
 // untie(): at the group's sync the worker that runs the continuation (a
 // leader of one of C's children) becomes C's leader again (line 58).
 //
+// Cache hierarchy flattening (section 5, figure 15; ml-adws): a group whose
+// opener's task covers caches C_i..C_m of its level (its distribution
+// range) and that fits their total capacity is scheduled over their
+// descendants some levels down (a flattened domain), as one level. The
+// covered caches are tied to it; their leaders step down into the domain,
+// and back up at its end, when they next look for work (settle): a leader
+// may be busy with its level's work when the group opens, and nothing
+// running is preempted.
+//
 // Parked frames (where locus differs from the paper; docs/architecture.md).
 // A worker has one deque, and when it ties a group its deque holds frames
 // of the level above (its ancestors' continuations) that would sit above
@@ -37,8 +46,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "policy/multilevel/cache_tree.hpp"
@@ -61,26 +73,53 @@ class cache_leaders {
   // The owning policy's counters for what happens here (policy_context::count).
   struct counters {
     int ties, parked, overlapping_ties;
+    int flattened = -1;  // ml-adws only
   };
 
-  cache_leaders(policy_context& ctx, counters ids);
+  // `flattening`: cache hierarchy flattening (figure 15, ml-adws) may tie a
+  // group to several caches at once (a flattened domain).
+  cache_leaders(policy_context& ctx, counters ids, bool flattening = false);
 
   const cache_tree& tree() const { return tree_; }
   int lead_of(int worker) const { return lead_[index(worker)].value.load(std::memory_order_acquire); }
   int leader_of(int node) const { return leader_[index(node)].value.load(std::memory_order_acquire); }
-  // The domain of the level `worker` runs: the parent of the node it leads
-  // (-1 for memory's leader, which runs root tasks).
-  int level_of(int worker) const { return tree_.at(lead_of(worker)).parent; }
+
+  // Domains: what a task's context names as its level. The tree's nodes
+  // (ids below tree().size(): a node's domain is its children) and then the
+  // flattened domains (figure 15: the caches some level down under several
+  // caches, or under one cache more than one level down).
+  int domains() const { return tree_.size() + static_cast<int>(flat_.size()); }
+  const std::vector<int>& children_of(int domain) const {
+    return domain < tree_.size() ? tree_.at(domain).children : flat(domain).children;
+  }
+  // A child's place among its domain's children.
+  int index_in(int domain, int node) const;
+  // The child of `domain` that holds `worker` (-1 if none does).
+  int child_toward(int domain, int worker) const;
+  // The domain whose tasks the leader of `node` runs: its parent, or the
+  // flattened domain that holds it while one does.
+  int domain_of(int node) const { return domain_of_[index(node)].value.load(std::memory_order_acquire); }
+  // The domain of the level `worker` runs (-1 for memory's leader, which
+  // runs root tasks).
+  int level_of(int worker) const { return domain_of(lead_of(worker)); }
 
   // Figure 13 lines 54-57: if w leads a node that is not a leaf and
   // `footprint` fits it (unknown_footprint fits), ties the group there:
   // parks w's deque, steps w down, sets the group's context and the
   // running task's to the node's domain (the group's marked as tied), and
-  // wakes the node's children's leaders. Returns the node, or -1.
-  int tie(worker_view& w, task_context& group, std::size_t footprint);
-  // Line 58: the tied group's sync is done on w; w leads `node` again and
-  // the running task goes back to the level above it.
-  void untie(worker_view& w, int node);
+  // wakes the node's children's leaders. With flattening (figure 15), the
+  // caches from w's node through `through` (a later sibling the running
+  // task's range covers, -1: w's node alone) decide where the group goes,
+  // possibly a flattened domain. Returns the domain, or -1 (not tied).
+  int tie(worker_view& w, task_context& group, std::size_t footprint, int through = -1);
+  // Line 58: the tied group's sync is done on w; w leads the domain's
+  // (first) cache again and the running task's context is as before tie().
+  void untie(worker_view& w, int domain);
+  // Applies what a flattening asked of w: to step down into the flattened
+  // domain, or, at its end, back up. Lazily, when w looks for work, so that
+  // nothing running is preempted; a worker that must settle ties nothing.
+  void settle(worker_view& w);
+  bool must_settle(int worker) const { return pending_[index(worker)].value.load(std::memory_order_acquire) >= 0; }
 
   // Whether w runs the level of a task with context c: w leads a child of
   // the task's domain (memory, for a root task). A frame posted to a
@@ -106,18 +145,52 @@ class cache_leaders {
     std::deque<frame*> frames;  // oldest first
     std::atomic<int> count{0};
   };
+  // A flattened domain (figure 15 line 69): the level-`level` caches under
+  // the sibling caches first..last (or under one cache, two or more levels
+  // down).
+  struct flat_domain {
+    int first = -1, last = -1, level = 0;
+    std::vector<int> children;  // by first worker
+    std::vector<int> covered;   // first..last and the nodes between them and `children`: tied while it runs
+    std::vector<int> workers;   // below first..last
+    // While it runs: the workers that led covered nodes, and those nodes,
+    // led again at its end (written at flatten, read at unflatten, both
+    // under flatten_lock_).
+    std::vector<std::pair<int, int>> restore;
+  };
   static std::size_t index(int i) { return static_cast<std::size_t>(i); }
+  const flat_domain& flat(int domain) const { return flat_[index(domain - tree_.size())]; }
+  flat_domain& flat(int domain) { return flat_[index(domain - tree_.size())]; }
+  void build_flat_domains();
+  // The domain figure 15 chooses for a group of `footprint` bytes opened by
+  // the leader of `first`, whose task covers first..through: -1 (it fits
+  // none of them), `first` (figure 13's tie) or a flattened domain.
+  int choose(int first, int through, std::size_t footprint) const;
+  int tie_to(worker_view& w, task_context& group, int node);
+  int flatten(worker_view& w, task_context& group, int domain);
+  void unflatten(worker_view& w, int domain);
+  void set_contexts(worker_view& w, task_context& group, int domain);
+  void lead(int worker, int from, int to);
   void park(worker_view& w, int node);
   void park_frames(worker_view& w, int node, const std::vector<frame*>& oldest_first);
-  void wake_leaders(int parent, int except, int skip_worker);
+  void wake_leaders(int domain, int except, int skip_worker);
 
   policy_context* ctx_;
   counters ids_;
   cache_tree tree_;
-  std::vector<slot> lead_;    // per worker: the node it leads
-  std::vector<slot> leader_;  // per node: its leader, -1 if none
-  std::vector<slot> tied_;    // per node: groups tied to it now (0 or 1)
+  std::vector<flat_domain> flat_;
+  std::map<std::tuple<int, int, int>, int> flat_ids_;  // (first, last, level) -> domain
+  std::vector<slot> lead_;       // per worker: the node it leads
+  std::vector<slot> pending_;    // per worker: the node to lead once it settles, -1 if none
+  std::vector<slot> leader_;     // per node: its leader, -1 if none
+  std::vector<slot> tied_;       // per node: groups tied to it now (0 or 1)
+  std::vector<slot> domain_of_;  // per node: the domain its leader runs
+  // Per domain: the running task's context before the tie, given back at
+  // untie (one tied group per domain at a time).
+  std::vector<task_context> saved_;
   std::vector<std::unique_ptr<parked_frames>> parked_;  // per node
+  // Flattening and settling change other workers' leads; they take turns.
+  std::mutex flatten_lock_;
 };
 
 }  // namespace locus::detail

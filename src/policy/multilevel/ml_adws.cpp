@@ -22,19 +22,17 @@ std::uint32_t depth_of_tag(std::uint32_t tag) {
 
 ml_adws_policy::ml_adws_policy(policy_context& c)
     : policy_defaults(c),
-      leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties}),
-      child_index_(static_cast<std::size_t>(leaders_.tree().size()), 0),
+      leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties, .flattened = flattened},
+               true),
       steals_(static_cast<std::size_t>(leaders_.tree().size())) {
-  const cache_tree& t = leaders_.tree();
-  for (int id = 0; id < t.size(); ++id) {
-    const int k = static_cast<int>(t.at(id).children.size());
+  for (int d = 0; d < leaders_.domains(); ++d) {
+    const int k = static_cast<int>(leaders_.children_of(d).size());
     if (k > 0xffff)
       throw config_error("LOCUS_POLICY=ml-adws: at most 65535 caches or workers under one cache (steal ranges are "
                          "16-bit), got " + std::to_string(k));
     codecs_.emplace_back(std::max(k, 1));
-    for (int i = 0; i < k; ++i) child_index_[static_cast<std::size_t>(t.at(id).children[static_cast<std::size_t>(i)])] = i;
-    inbound_.push_back(std::make_unique<adws_inbound>());
   }
+  for (int id = 0; id < leaders_.tree().size(); ++id) inbound_.push_back(std::make_unique<adws_inbound>());
   // Spawns pass their work shares and groups their footprints
   // (hook_work_hints); pushes carry the level and depth as the deque tag.
   for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_tag_frames;
@@ -52,7 +50,7 @@ void ml_adws_policy::store(task_context& c, const range& r) {
 }
 
 int ml_adws_policy::owner_node(int domain, const range& r) const {
-  return leaders_.tree().at(domain).children[static_cast<std::size_t>(codec(domain).owner(r))];
+  return leaders_.children_of(domain)[static_cast<std::size_t>(codec(domain).owner(r))];
 }
 
 int ml_adws_policy::away_owner(const worker_view& w, const task_context& c) const {
@@ -78,10 +76,22 @@ bool ml_adws_policy::send_away(worker_view& w, frame* f) {
   return true;
 }
 
-// Figure 13 (tie) and the level's root range: [0, k) over the tied node's
-// children, depth 0, for the group and for the rest of the running task.
+// Figures 13 and 15 (tie, flattening) and the new level's root range:
+// [0, k) over its k caches, depth 0, for the group and for the rest of
+// the running task. A cross-worker task covers the caches floor(x) through
+// max(floor(x), floor(y) - 1) of its level (figure 15 line 64; the cache
+// floor(y) may take a level-l leaf of its own, footnote 5).
 bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t footprint) {
-  const int c = leaders_.tie(w, group, footprint);
+  int through = -1;
+  if (const int d = level_word::domain(w.ctx); d >= 0 && d == leaders_.level_of(w.id)) {
+    const range r = range_of(w.ctx);
+    const auto& caches = leaders_.children_of(d);
+    if (codec(d).cross_worker(r) && leaders_.index_in(d, leaders_.lead_of(w.id)) == static_cast<int>(codec(d).floor(r.x))) {
+      const std::uint32_t last = std::max(codec(d).floor(r.x), codec(d).floor(r.y) - 1);
+      through = caches[std::min<std::size_t>(last, caches.size() - 1)];
+    }
+  }
+  const int c = leaders_.tie(w, group, footprint, through);
   if (c < 0) return false;
   const range whole = codec(c).whole();
   store(group, whole);
@@ -137,6 +147,7 @@ frame* ml_adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
 // parked frames (the rest of its primary queue), roots for memory's
 // leader, then one steal within the node's steal range.
 search_result ml_adws_policy::find_work(worker_view& w) {
+  leaders_.settle(w);  // a flattening's step down or back up (leaders.hpp)
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int lead = leaders_.lead_of(w.id);
   if (frame* f = inbound_of(lead).take_returned()) {
@@ -151,7 +162,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     ctx->count(w, parked_takes);
     return {f, found_at::policy};
   }
-  const int domain = leaders_.tree().at(lead).parent;
+  const int domain = leaders_.domain_of(lead);
   if (domain < 0) {  // memory's leader runs the root tasks
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
     return {};
@@ -161,9 +172,9 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     ctx->count(w, undominated_rounds);
     return {};
   }
-  const auto& siblings = leaders_.tree().at(domain).children;
+  const auto& siblings = leaders_.children_of(domain);
   const std::uint32_t last = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(siblings.size() - 1));
-  const auto me = static_cast<std::uint32_t>(index_of(lead));
+  const auto me = static_cast<std::uint32_t>(leaders_.index_in(domain, lead));
   if (last <= s.lo) return {};
   std::uint32_t v = s.lo + ctx->rng(w).below(last - s.lo);  // line 42, not the thief's own node
   if (v >= me) ++v;
@@ -189,7 +200,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
   const int lead = leaders_.lead_of(w.id);
-  return inbound_of(lead).has_work() || leaders_.has_parked(lead);
+  return inbound_of(lead).has_work() || leaders_.has_parked(lead) || leaders_.must_settle(w.id);
 }
 
 // Roots go to memory's leader; a deque's frames to the leaders of its
@@ -200,8 +211,8 @@ bool ml_adws_policy::may_take(const worker_view& w, const worker_view* owner) {
   const int level = leaders_.level_of(w.id);
   if (level < 0 || level != leaders_.level_of(owner->id)) return false;
   const steal_word s = steal_range(leaders_.lead_of(w.id));
-  const auto o = static_cast<std::uint32_t>(index_of(leaders_.lead_of(owner->id)));
-  return s.valid && o >= s.lo && o <= s.hi;
+  const int o = leaders_.index_in(level, leaders_.lead_of(owner->id));
+  return s.valid && o >= 0 && static_cast<std::uint32_t>(o) >= s.lo && static_cast<std::uint32_t>(o) <= s.hi;
 }
 
 // Section 3.2 per level, and the tied group's sync (figure 13 line 58).
@@ -231,7 +242,7 @@ steal_word ml_adws_policy::word_of(int domain, const range& group) const {
 
 void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
   const steal_word s = word_of(domain, group);
-  const auto& children = leaders_.tree().at(domain).children;
+  const auto& children = leaders_.children_of(domain);
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
   for (std::uint32_t k = s.lo; k < end; ++k) {
     const int node = children[k];
@@ -244,7 +255,7 @@ void ml_adws_policy::dominate(worker_view& w, int domain, const range& group) {
 void ml_adws_policy::release(int domain, const range& group) {
   const steal_word s = word_of(domain, group);
   const std::uint64_t word = s.pack();
-  const auto& children = leaders_.tree().at(domain).children;
+  const auto& children = leaders_.children_of(domain);
   const std::uint32_t end = std::min<std::uint32_t>(s.hi, static_cast<std::uint32_t>(children.size()));
   for (std::uint32_t k = s.lo; k < end; ++k) {
     std::uint64_t expected = word;
@@ -259,7 +270,7 @@ policy_entry ml_adws_entry() {
       .make = &make_policy_of<ml_adws_policy>,
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
-                   "local_steals", "undominated_rounds", "overlapping_ties"},
+                   "local_steals", "undominated_rounds", "overlapping_ties", "flattened"},
   };
 }
 

@@ -22,9 +22,11 @@
 // over the node's children, with depth 0 (policy[0] bits 16-30 hold the
 // depth + 1, policy[1] and policy[2] x and y; leaders.hpp).
 //
-// Not yet: cache hierarchy flattening (figure 15), so a group that fits
-// the sum of several caches' capacities but none alone is still scheduled
-// one level up (issue 13).
+// Cache hierarchy flattening (figure 15, leaders.hpp): a group whose
+// opener's range covers caches C_i..C_max(i,j-1) of its level and fits
+// their total capacity is a level of its own over their descendants some
+// levels down, [0, k) over those k caches. So a root group that fits the
+// sum of the L3s runs as SL-ADWS over every worker, not over the sockets.
 #pragma once
 
 #include <atomic>
@@ -52,7 +54,8 @@ class ml_adws_policy : public policy_defaults {
     migration_takes,
     local_steals,
     undominated_rounds,
-    overlapping_ties
+    overlapping_ties,
+    flattened
   };
 
   explicit ml_adws_policy(policy_context& c);
@@ -78,10 +81,8 @@ class ml_adws_policy : public policy_defaults {
   static range range_of(const task_context& c);
   static void store(task_context& c, const range& r);
   const range_codec& codec(int domain) const { return codecs_[static_cast<std::size_t>(domain)]; }
-  // The child of `domain` that owns r (a node id), and a node's index
-  // among its parent's children.
+  // The child of `domain` that owns r (a node id).
   int owner_node(int domain, const range& r) const;
-  int index_of(int node) const { return child_index_[static_cast<std::size_t>(node)]; }
   // Whether the task with context c, ready on w, belongs elsewhere: the
   // node that owns it, or -1 if w may run it.
   int away_owner(const worker_view& w, const task_context& c) const;
@@ -98,8 +99,7 @@ class ml_adws_policy : public policy_defaults {
   }
 
   cache_leaders leaders_;
-  std::vector<range_codec> codecs_;  // per node: over its children
-  std::vector<int> child_index_;     // per node: its place among its parent's children
+  std::vector<range_codec> codecs_;  // per domain: over its children
   std::vector<std::unique_ptr<adws_inbound>> inbound_;  // per node
   std::vector<steal_slot> steals_;                 // per node
 };

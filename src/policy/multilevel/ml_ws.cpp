@@ -39,8 +39,8 @@ search_result ml_ws_policy::find_work(worker_view& w) {
     return {};
   }
   // One random steal among the leaders of the same level.
-  const int parent = leaders_.tree().at(lead).parent;
-  const auto& siblings = leaders_.tree().at(parent).children;
+  const int parent = leaders_.domain_of(lead);
+  const auto& siblings = leaders_.children_of(parent);
   if (siblings.size() < 2) return {};
   auto pick = static_cast<std::size_t>(ctx->rng(w).below(static_cast<std::uint64_t>(siblings.size() - 1)));
   if (siblings[pick] == lead) pick = siblings.size() - 1;
@@ -66,9 +66,9 @@ search_result ml_ws_policy::find_work(worker_view& w) {
 bool ml_ws_policy::has_work_for(worker_view& w) {
   const int lead = leaders_.lead_of(w.id);
   if (leaders_.has_parked(lead)) return true;
-  const int parent = leaders_.tree().at(lead).parent;
+  const int parent = leaders_.domain_of(lead);
   if (parent < 0) return false;
-  for (int s : leaders_.tree().at(parent).children)
+  for (int s : leaders_.children_of(parent))
     if (leaders_.has_parked(s)) return true;
   return false;
 }
