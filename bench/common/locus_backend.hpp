@@ -96,11 +96,14 @@ struct locus_backend {
     return 0.0;
   }
   // Enter the pool once, so the kernel's own constructs run on workers
-  // rather than each being submitted from the runner's thread.
+  // rather than each being submitted from the runner's thread. The kernel
+  // carries all the work (the empty branch none), so that the ADWS
+  // policies give it the whole machine's range (seed 003, section 3.1: the
+  // root task's range is [0, P)), not half of it.
   template <class Fn>
   static void region(Fn&& fn) {
     if (locus::worker_id() >= 0) return fn();
-    locus::fork_join(fn, [] {});
+    locus::fork_join(locus::with(fn, locus::work(1.0)), locus::with([] {}, locus::work(0.0)));
   }
   template <class Fn>
   static void single(Fn&& fn) {
