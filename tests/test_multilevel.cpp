@@ -428,6 +428,61 @@ TEST(Flattening, ARootGroupThatFitsTheL3sSpreadsOverBothSockets) {
   }
 }
 
+// Flattenings while leaders step down and up: top-level children with
+// uneven hints (the first one's range covers both L3s, the others' one),
+// each opening a group of 40 to 70 MiB with smaller groups inside, on
+// seeds 1 to 12. Matches the serial sum and never ties a cache twice. (A
+// lock held across a wake, which under the simulator may switch fibers,
+// hung the benchmarks' smoke run, bench_sim_determinism, not this test.)
+TEST(Flattening, ManyAtOnceMatchSerialSimulated) {
+  const std::size_t mb = std::size_t{1} << 20;
+  std::uint64_t flattened = 0;
+  for (int seed = 1; seed <= 12; ++seed) {
+    locus::runtime rt(simulated("ml-adws", 56, seed));
+    locus::reset_stats();
+    std::atomic<long> sum{0};
+    long expected = 0;
+    const int tops = 3 + seed % 4;
+    locus::task_group root;
+    root.spawn([&] {
+      locus::task_group top(locus::work(100.0 * tops), locus::footprint(std::size_t{1} << 40));
+      for (int t = 0; t < tops; ++t) {
+        const auto id = static_cast<std::uint64_t>(seed * 100 + t);
+        // The first takes the top 55 to 70% of [0, 2): its range covers
+        // both L3s (figure 15), the others' one.
+        const double share = t == 0 ? (55.0 + static_cast<double>(mix(id) % 16)) * tops
+                                    : 20.0 + static_cast<double>(mix(id) % 160);
+        const std::size_t bytes = (40 + mix(id ^ 5) % 31) * mb;
+        top.spawn(
+            [&sum, id, bytes, mb] {
+              locus::task_group g(locus::work(8), locus::footprint(bytes));
+              for (int i = 0; i < 8; ++i)
+                g.spawn(
+                    [&sum, id, i, mb] {
+                      locus::task_group inner(locus::footprint((1 + mix(id + static_cast<std::uint64_t>(i)) % 8) * mb));
+                      for (int k = 0; k < 4; ++k) inner.spawn([&sum, i, k] { sum.fetch_add(i * 4 + k + 1); });
+                      inner.sync();
+                    },
+                    locus::work(1));
+              g.sync();
+            },
+            locus::work(share));
+        expected += 8 * 4 * (8 * 4 + 1) / 2;
+      }
+      top.sync();
+    });
+    root.sync();
+    EXPECT_EQ(sum.load(), expected) << "seed " << seed;
+    std::uint64_t overlapping = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      overlapping += w.counter("overlapping_ties");
+      flattened += w.counter("flattened");
+    }
+    EXPECT_EQ(overlapping, 0u) << "seed " << seed;
+  }
+  EXPECT_GE(flattened, 12u);
+}
+
 // sb: one group that fits an L3 is anchored to the L3 of the worker that
 // opens it (nothing else is anchored, so there is room), and its whole
 // subtree runs on that socket; the room is given back at its sync, so the

@@ -180,37 +180,41 @@ int cache_leaders::tie_to(worker_view& w, task_context& group, int c) {
 // Figure 15 line 69: the covered caches are tied to the group, their
 // leaders (and those of the nodes between them and the domain's caches)
 // step down to the domain's cache on their path, w at once, the others
-// when they settle.
+// when they settle. flatten_lock_ is never held across a wake or a park:
+// under the simulator the workers are fibers of one thread, and a wake
+// may switch to another that wants the lock.
 int cache_leaders::flatten(worker_view& w, task_context& group, int domain) {
-  std::lock_guard lock(flatten_lock_);
   flat_domain& d = flat(domain);
-  for (std::size_t k = 0; k < d.covered.size(); ++k) {
-    int expected = 0;
-    if (tied_[index(d.covered[k])].value.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) continue;
-    while (k-- > 0) tied_[index(d.covered[k])].value.store(0, std::memory_order_release);
-    return -1;
-  }
   const int c = lead_of(w.id);
-  park(w, c);
-  for (int s : d.children) domain_of_[index(s)].value.store(domain, std::memory_order_release);
-  d.restore.clear();
-  for (int n : d.covered) leader_[index(n)].value.store(-1, std::memory_order_release);
-  for (int u : d.workers) {
-    const int pending = pending_[index(u)].value.load(std::memory_order_acquire);
-    const int now = pending >= 0 ? pending : lead_of(u);
-    if (std::find(d.covered.begin(), d.covered.end(), now) == d.covered.end()) continue;
-    d.restore.emplace_back(u, now);
-    const int down = child_toward(domain, u);
-    if (u == w.id) {
-      lead(u, c, down);
-    } else {
-      pending_[index(u)].value.store(down, std::memory_order_seq_cst);  // pairs with has_work_for's last look
-      ctx_->wake(ctx_->worker_at(u));
+  std::vector<std::pair<int, int>> moved;
+  {
+    std::lock_guard lock(flatten_lock_);
+    for (std::size_t k = 0; k < d.covered.size(); ++k) {
+      int expected = 0;
+      if (tied_[index(d.covered[k])].value.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) continue;
+      while (k-- > 0) tied_[index(d.covered[k])].value.store(0, std::memory_order_release);
+      return -1;
     }
+    for (int s : d.children) domain_of_[index(s)].value.store(domain, std::memory_order_release);
+    d.restore.clear();
+    for (int n : d.covered) leader_[index(n)].value.store(-1, std::memory_order_release);
+    for (int u : d.workers) {
+      const int pending = pending_[index(u)].value.load(std::memory_order_acquire);
+      const int now = pending >= 0 ? pending : lead_of(u);
+      if (std::find(d.covered.begin(), d.covered.end(), now) == d.covered.end()) continue;
+      d.restore.emplace_back(u, now);
+      const int down = child_toward(domain, u);
+      if (u == w.id) lead(u, c, down);
+      else pending_[index(u)].value.store(down, std::memory_order_seq_cst);  // pairs with has_work_for's last look
+    }
+    moved = d.restore;
   }
+  park(w, c);
   set_contexts(w, group, domain);
   ctx_->count(w, ids_.flattened);
   ctx_->trace(w, "flatten", domain);
+  for (auto [u, node] : moved)
+    if (u != w.id) ctx_->wake(ctx_->worker_at(u));
   wake_leaders(domain, -1, w.id);
   return domain;
 }
@@ -228,32 +232,39 @@ void cache_leaders::untie(worker_view& w, int domain) {
 // The flattened group's sync is done on w: w leads the first covered cache
 // (its task's owner), every other covered node's leader goes back up.
 void cache_leaders::unflatten(worker_view& w, int domain) {
-  std::lock_guard lock(flatten_lock_);
   flat_domain& d = flat(domain);
-  const int was = lead_of(w.id);
-  assert(domain_of(was) == domain && "a flattened group's continuation runs in its domain");
-  for (int s : d.children) domain_of_[index(s)].value.store(tree_.at(s).parent, std::memory_order_release);
-  lead(w.id, was, d.first);
-  for (auto [u, node] : d.restore) {
-    if (u == w.id || node == d.first) continue;  // w leads d.first; its old leader stays below
-    pending_[index(u)].value.store(node, std::memory_order_seq_cst);
-    ctx_->wake(ctx_->worker_at(u));
+  std::vector<int> up;
+  {
+    std::lock_guard lock(flatten_lock_);
+    const int was = lead_of(w.id);
+    assert(domain_of(was) == domain && "a flattened group's continuation runs in its domain");
+    for (int s : d.children) domain_of_[index(s)].value.store(tree_.at(s).parent, std::memory_order_release);
+    lead(w.id, was, d.first);
+    for (auto [u, node] : d.restore) {
+      if (u == w.id || node == d.first) continue;  // w leads d.first; its old leader stays below
+      pending_[index(u)].value.store(node, std::memory_order_seq_cst);
+      up.push_back(u);
+    }
+    for (int n : d.covered) tied_[index(n)].value.store(0, std::memory_order_release);
   }
-  for (int n : d.covered) tied_[index(n)].value.store(0, std::memory_order_release);
   w.ctx = saved_[index(domain)];
   ctx_->trace(w, "unflatten", domain);
+  for (int u : up) ctx_->wake(ctx_->worker_at(u));
 }
 
 void cache_leaders::settle(worker_view& w) {
   if (!must_settle(w.id)) return;
-  std::lock_guard lock(flatten_lock_);
-  const int to = pending_[index(w.id)].value.exchange(-1, std::memory_order_acq_rel);
-  if (to < 0) return;
-  const int was = lead_of(w.id);
-  // Stepping down: the frames on its deque belong to the level it leaves.
-  if (tree_.at(to).level > tree_.at(was).level) park(w, was);
-  lead(w.id, was, to);
+  int to, was;
+  {
+    std::lock_guard lock(flatten_lock_);
+    to = pending_[index(w.id)].value.exchange(-1, std::memory_order_acq_rel);
+    if (to < 0) return;
+    was = lead_of(w.id);
+    lead(w.id, was, to);
+  }
   ctx_->trace(w, "settle", to);
+  // Stepping down: the frames on its deque belong to the level it left.
+  if (tree_.at(to).level > tree_.at(was).level) park(w, was);
 }
 
 // The frames on the leader's deque belong to the level above the tie.
