@@ -52,12 +52,19 @@ template <class P, class F, class G>
 void fork_at(int pf, F&& f, int pg, G&& g, std::size_t bytes = 0) {
   if constexpr (hints_apply<P>) {
     locus::task_group group = bytes == 0 ? locus::task_group() : locus::task_group(locus::footprint(bytes));
-    group.spawn(std::forward<F>(f), locus::at(pf));
-    // g runs in the parent, under its own hint, then the parent's returns.
-    const locus::place_hint parent = locus::current_hint();
-    locus::set_hint(locus::at(pg));
-    g();
-    locus::set_hint(parent);
+    // One branch is spawned, the other runs in the parent under its own
+    // hint, then the parent's returns. The spawned one takes the upper half
+    // of the ADWS policies' range, so it is the one at the higher place:
+    // their mapping then agrees with the hints (seed 003, section 3.1).
+    auto spawn_then_run = [&](int ps, auto&& spawned, int pr, auto&& here) {
+      group.spawn(std::forward<decltype(spawned)>(spawned), locus::at(ps));
+      const locus::place_hint parent = locus::current_hint();
+      locus::set_hint(locus::at(pr));
+      here();
+      locus::set_hint(parent);
+    };
+    if (pf >= pg) spawn_then_run(pf, std::forward<F>(f), pg, g);
+    else spawn_then_run(pg, std::forward<G>(g), pf, f);
     group.sync();
   } else {
     P::fork2(std::forward<F>(f), std::forward<G>(g));
@@ -112,11 +119,16 @@ void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& bod
   };
   if (n == 1 || hi - lo < n) return loop(lo, hi);
   if constexpr (hints_apply<P>) {
-    locus::task_group group = bytes == 0 ? locus::task_group() : locus::task_group(locus::footprint(bytes));
-    for (int p = 0; p < n; ++p) {
+    // Each block's rows are its work (the ADWS policies map the blocks by
+    // them, seed 003 section 3.1). A child takes its share from the top of
+    // the group's range, so the last place's block is spawned first: block
+    // p gets the p-th share of the workers, which are place p's.
+    const locus::work_hint total = locus::work(static_cast<double>(hi - lo));
+    locus::task_group group = bytes == 0 ? locus::task_group(total) : locus::task_group(total, locus::footprint(bytes));
+    for (int p = n - 1; p >= 0; --p) {
       const auto block = locus::place_block(static_cast<std::size_t>(hi - lo), p, n);
       const std::int64_t b = lo + static_cast<std::int64_t>(block.begin), e = lo + static_cast<std::int64_t>(block.end);
-      group.spawn([&, b, e] { loop(b, e); }, locus::at(p));
+      group.spawn([&, b, e] { loop(b, e); }, locus::at(p), locus::work(static_cast<double>(e - b)));
     }
     group.sync();
   }
