@@ -263,17 +263,25 @@ void cache_leaders::settle(worker_view& w) {
     lead(w.id, was, to);
   }
   ctx_->trace(w, "settle", to);
-  // Stepping down: the frames on its deque belong to the level it left.
-  if (tree_.at(to).level > tree_.at(was).level) park(w, was);
+  // Stepping down: the frames on its deque belong to the level it left,
+  // but for those of the flattened domain itself, which a task posted to
+  // w (a static partition's piece) may have pushed before w settled.
+  if (tree_.at(to).level > tree_.at(was).level) park(w, was, domain_of(to));
 }
 
-// The frames on the leader's deque belong to the level above the tie.
-void cache_leaders::park(worker_view& w, int node) {
+// The frames on the leader's deque belong to the level above the tie;
+// those of domain `keep` stay on it, in their order.
+void cache_leaders::park(worker_view& w, int node, int keep) {
   std::vector<frame*> frames;
   while (frame* f = w.deque.pop()) frames.push_back(f);
   if (frames.empty()) return;
-  std::reverse(frames.begin(), frames.end());
-  park_frames(w, node, frames);
+  std::reverse(frames.begin(), frames.end());  // oldest first
+  std::vector<frame*> away;
+  for (frame* f : frames) {
+    if (keep != no_domain && level_word::domain(f->ctx) == keep) push_own(w, f);
+    else away.push_back(f);
+  }
+  if (!away.empty()) park_frames(w, node, away);
 }
 
 void cache_leaders::hand_over(worker_view& w, frame* f) {

@@ -171,7 +171,8 @@ class cache_leaders {
   void unflatten(worker_view& w, int domain);
   void set_contexts(worker_view& w, task_context& group, int domain);
   void lead(int worker, int from, int to);
-  void park(worker_view& w, int node);
+  static constexpr int no_domain = -2;
+  void park(worker_view& w, int node, int keep = no_domain);
   void park_frames(worker_view& w, int node, const std::vector<frame*>& oldest_first);
   void wake_leaders(int domain, int except, int skip_worker);
 

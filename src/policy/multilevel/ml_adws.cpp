@@ -18,12 +18,18 @@ std::uint32_t depth_of_tag(std::uint32_t tag) {
   return d == 0 ? 0 : d - 1;
 }
 
+bool parse_flatten(std::string_view s, std::string_view v) {
+  if (v == "on") return true;
+  if (v == "off") return false;
+  throw config_error(std::string(s) + "=\"" + std::string(v) + "\": expected on or off");
+}
+
 }  // namespace
 
 ml_adws_policy::ml_adws_policy(policy_context& c)
     : policy_defaults(c),
       leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties, .flattened = flattened},
-               true),
+               parse_flatten("flatten", c.option("flatten"))),
       steals_(static_cast<std::size_t>(leaders_.tree().size())) {
   for (int d = 0; d < leaders_.domains(); ++d) {
     const int k = static_cast<int>(leaders_.children_of(d).size());
@@ -268,6 +274,12 @@ policy_entry ml_adws_entry() {
   return {
       .name = "ml-adws",
       .make = &make_policy_of<ml_adws_policy>,
+      .options = {{.name = "flatten",
+                   .env = "LOCUS_ML_ADWS_FLATTEN",
+                   .accepted = "on or off",
+                   .default_value = "on",
+                   .help = "cache hierarchy flattening (section 5, figure 15); off: figure 13's ties alone",
+                   .check = [](std::string_view s, std::string_view v) { parse_flatten(s, v); }}},
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened"},
