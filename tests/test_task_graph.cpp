@@ -523,6 +523,23 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
   }
 }
 
+// The hand-off tests' graph: a heat-like stencil of `rows` rows and
+// `steps` steps, node t * rows + r after rows r - 1 to r + 1 of step t - 1,
+// and a sink (key rows * steps) after the last step.
+constexpr int stencil_rows = 24, stencil_steps = 8;
+std::vector<int> stencil_predecessors(int key) {
+  constexpr int rows = stencil_rows, steps = stencil_steps;
+  std::vector<int> p;
+  if (key == rows * steps) {
+    for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
+  } else if (key >= rows) {
+    const int t = key / rows, r = key % rows;
+    for (int dr = -1; dr <= 1; ++dr)
+      if (r + dr >= 0 && r + dr < rows) p.push_back((t - 1) * rows + r + dr);
+  }
+  return p;
+}
+
 // Hand-offs (nabbitc): a node made ready by a worker of another color is
 // handed to its color, not computed by its readier. A heat-like stencil of
 // rows of alternating colors on the paper's machine, simulated: with
@@ -556,7 +573,7 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     if (spread) {
       ASSERT_EQ(locus::num_places(), workers) << "the test wants one worker per place here";
     }
-    constexpr int rows = 24, steps = 8;
+    constexpr int rows = stencil_rows, steps = stencil_steps;
     const int sink = rows * steps;
     // Row r's color: r % colors, so that neighbours differ; with s odd, one
     // row in six has a color no worker has.
@@ -567,17 +584,7 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     std::vector<int> ran_on(static_cast<std::size_t>(sink + 1), -1);
     std::vector<int> ran_at(static_cast<std::size_t>(sink + 1), -1);
     auto g = locus::make_task_graph<int>(
-        [&](int key) {
-          std::vector<int> p;
-          if (key == sink) {
-            for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
-          } else if (key >= rows) {
-            const int t = key / rows, r = key % rows;
-            for (int dr = -1; dr <= 1; ++dr)
-              if (r + dr >= 0 && r + dr < rows) p.push_back((t - 1) * rows + r + dr);
-          }
-          return p;
-        },
+        &stencil_predecessors,
         [&](int key) {
           EXPECT_EQ(ran_on[static_cast<std::size_t>(key)], -1) << "node " << key << " ran twice";
           ran_on[static_cast<std::size_t>(key)] = locus::worker_id();  // each node its own cell
@@ -628,17 +635,9 @@ TEST(NabbitcHandOff, OffLeavesReadyNodesWithTheirReadier) {
   o.pack = 1;
   o.policy_options = {{"hand_offs", "off"}};
   locus::runtime rt(o);
-  constexpr int rows = 24, steps = 8;
+  constexpr int rows = stencil_rows, steps = stencil_steps;
   auto g = locus::make_task_graph<int>(
-      [&](int key) {
-        std::vector<int> p;
-        if (key == rows * steps)
-          for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
-        else if (key >= rows)
-          for (int dr = -1; dr <= 1; ++dr)
-            if (key % rows + dr >= 0 && key % rows + dr < rows) p.push_back(key - rows + dr);
-        return p;
-      },
+      &stencil_predecessors,
       [](int) { locus::compute(20000); }, [](int key) { return key % 20; });
   g.measure_locality();
   locus::reset_stats();
@@ -660,18 +659,10 @@ TEST(NabbitcHandOff, NabbitHandsNothingOff) {
   o.policy = "ws";
   o.workers = 20;
   locus::runtime rt(o);
-  constexpr int rows = 24, steps = 8;
+  constexpr int rows = stencil_rows, steps = stencil_steps;
   std::vector<std::atomic<int>> runs(rows * steps);
   auto g = locus::make_task_graph<int>(
-      [&](int key) {
-        std::vector<int> p;
-        if (key == rows * steps)
-          for (int r = 0; r < rows; ++r) p.push_back((steps - 1) * rows + r);
-        else if (key >= rows)
-          for (int dr = -1; dr <= 1; ++dr)
-            if (key % rows + dr >= 0 && key % rows + dr < rows) p.push_back(key - rows + dr);
-        return p;
-      },
+      &stencil_predecessors,
       [&](int key) {
         if (key < rows * steps) {
           for (int dr = -1; dr <= 1; ++dr)
