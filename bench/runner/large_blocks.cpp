@@ -31,6 +31,8 @@
 
 #include <locus/annotate.hpp>
 
+#include "util/malloc_allocator.hpp"
+
 namespace bench {
 void use_deterministic_heap();
 }
@@ -42,20 +44,7 @@ constexpr std::size_t granule = 16;
 constexpr std::size_t header = 16;  // the size class, before each small block
 constexpr std::size_t chunk_bytes = 4u << 20;
 
-template <class T>
-struct malloc_allocator {
-  using value_type = T;
-  malloc_allocator() = default;
-  template <class U>
-  malloc_allocator(const malloc_allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    if (void* p = std::malloc(n * sizeof(T))) return static_cast<T*>(p);
-    throw std::bad_alloc();
-  }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
-  template <class U>
-  bool operator==(const malloc_allocator<U>&) const noexcept { return true; }
-};
+using locus::detail::malloc_allocator;  // the simulator's too
 template <class T>
 using malloc_vector = std::vector<T, malloc_allocator<T>>;
 
