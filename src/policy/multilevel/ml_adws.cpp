@@ -4,6 +4,7 @@
 #include <string>
 
 #include "locus/errors.hpp"
+#include "policy/option_words.hpp"
 
 namespace locus::detail {
 namespace {
@@ -18,18 +19,12 @@ std::uint32_t depth_of_tag(std::uint32_t tag) {
   return d == 0 ? 0 : d - 1;
 }
 
-bool parse_flatten(std::string_view s, std::string_view v) {
-  if (v == "on") return true;
-  if (v == "off") return false;
-  throw config_error(std::string(s) + "=\"" + std::string(v) + "\": expected on or off");
-}
-
 }  // namespace
 
 ml_adws_policy::ml_adws_policy(policy_context& c)
     : policy_defaults(c),
       leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties, .flattened = flattened},
-               parse_flatten("flatten", c.option("flatten"))),
+               parse_on_off("flatten", c.option("flatten"))),
       steals_(static_cast<std::size_t>(leaders_.tree().size())) {
   for (int d = 0; d < leaders_.domains(); ++d) {
     const int k = static_cast<int>(leaders_.children_of(d).size());
@@ -279,7 +274,7 @@ policy_entry ml_adws_entry() {
                    .accepted = "on or off",
                    .default_value = "on",
                    .help = "cache hierarchy flattening (section 5, figure 15); off: figure 13's ties alone",
-                   .check = [](std::string_view s, std::string_view v) { parse_flatten(s, v); }}},
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened"},

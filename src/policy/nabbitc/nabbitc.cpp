@@ -5,6 +5,7 @@
 #include <string>
 
 #include "locus/errors.hpp"
+#include "policy/option_words.hpp"
 
 namespace locus::detail {
 namespace {
@@ -40,14 +41,6 @@ void check_patience(std::string_view s, std::string_view v) {
   if (v != "auto") parse_count(s, v, std::uint64_t{1} << 40);
 }
 
-// A setting with two words: true for `yes`, false for `no`.
-bool parse_either(std::string_view s, std::string_view v, std::string_view yes, std::string_view no) {
-  if (v == yes) return true;
-  if (v == no) return false;
-  throw config_error(std::string(s) + "=\"" + std::string(v) + "\": expected " + std::string(yes) + " or " +
-                     std::string(no));
-}
-bool parse_on_off(std::string_view s, std::string_view v) { return parse_either(s, v, "on", "off"); }
 bool parse_by_place(std::string_view s, std::string_view v) { return parse_either(s, v, "place", "worker"); }
 
 }  // namespace
