@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/places.hpp"
 #include "dtree/kernel.hpp"
 
 namespace {
@@ -100,6 +101,9 @@ class dtree_instance final : public bench::instance {
   void prepare() override {
     std::copy(input_.begin(), input_.end(), data_.begin());
     std::fill(tree_.begin(), tree_.end(), node{});
+    // The rows' two buffers in the variant's data layout (bench::place_blocks).
+    bench::place_blocks(std::span(data_));
+    bench::place_blocks(std::span(scratch_));
   }
   void run(const bench::variant& v) override {
     bench::dispatch(v, [&]<class P>() { P::run([&] { build<P>(); }); });

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/places.hpp"
 #include "kdtree/kernel.hpp"
 
 namespace {
@@ -170,6 +171,11 @@ class kdtree_instance final : public bench::instance {
   void prepare() override {
     std::copy(input_.begin(), input_.end(), data_.begin());
     std::fill(level_.begin(), level_.end(), kdtree::no_split);
+    // Every array in the variant's data layout (bench::place_blocks).
+    bench::place_blocks(std::span(data_));
+    bench::place_blocks(std::span(scratch_));
+    bench::place_blocks(std::span(split_));
+    bench::place_blocks(std::span(level_));
   }
   void run(const bench::variant& v) override {
     bench::dispatch(v, [&]<class P>() { P::run([&] { build<P>(); }); });

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/array_instance.hpp"
+#include "common/places.hpp"
 #include "quicksort/kernel.hpp"
 
 namespace {
@@ -19,6 +20,12 @@ class quicksort_instance final : public bench::array_instance<double> {
         cutoffs_(c),
         scratch_(static_cast<std::size_t>(n)) {
     std::sort(expected_.begin(), expected_.end());
+  }
+  // Both buffers in the variant's data layout (bench::place_blocks).
+  void prepare() override {
+    array_instance::prepare();
+    bench::place_blocks(std::span(data_));
+    bench::place_blocks(std::span(scratch_));
   }
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(data_.size());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/array_instance.hpp"
+#include "common/places.hpp"
 #include "rrm/kernel.hpp"
 
 namespace {
@@ -20,6 +21,13 @@ class rrm_instance final : public bench::array_instance<double> {
   rrm_instance(std::int64_t n, rrm::shape s)
       : array_instance(bench::random_doubles(n, 20210322, 1.0, 2.0), "serial gives"), shape_(s) {
     rrm::repeated_map<bench::serial_backend>(expected_.data(), n, shape_);
+  }
+  // The variant's data layout (bench::place_blocks): half the array per
+  // place on two places, as the ADWS policies split it; or the pages
+  // interleaved, the ADWS paper's setting (section 6.1).
+  void prepare() override {
+    array_instance::prepare();
+    bench::place_blocks(std::span(data_));
   }
   void run(const bench::variant& v) override {
     const auto n = static_cast<std::int64_t>(data_.size());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/places.hpp"
 #include "sph/kernel.hpp"
 
 namespace {
@@ -82,7 +83,12 @@ class sph_instance final : public bench::instance {
     moved_ = std::sqrt(moved2);
   }
 
-  void prepare() override { std::copy(initial_.begin(), initial_.end(), a_.begin()); }
+  // Both particle buffers in the variant's data layout (bench::place_blocks).
+  void prepare() override {
+    std::copy(initial_.begin(), initial_.end(), a_.begin());
+    bench::place_blocks(std::span(a_));
+    bench::place_blocks(std::span(b_));
+  }
   void run(const bench::variant& v) override {
     bench::dispatch(v, [&]<class P>() { P::run([&] { result_ = bench_run<P>(); }); });
   }

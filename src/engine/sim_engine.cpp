@@ -374,6 +374,26 @@ void sim_engine::read_counters(int worker, std::uint64_t* out) const {
 
 // ------------------------------------------------------------ memory
 
+// The n-th page first touched gets a simulated page number that is a fixed
+// pseudo-random permutation of n within its group of 2^12 (16 MiB of 4 KiB
+// pages). The caches index sets by simulated address, so a page's number
+// is its color. Numbered in touch order, an array that 56 workers first
+// touch together got numbers striding by about 56, a few colors for each
+// worker: a fraction of its L2 in use. An operating system gives a fresh
+// page whatever frame is free, colors without a pattern; so does this.
+// Groups keep the numbers dense (sim/block_directory.hpp).
+std::uint64_t sim_engine::colored_page(std::uint64_t n) {
+  constexpr int group_bits = 12;
+  constexpr std::uint64_t mask = (std::uint64_t{1} << group_bits) - 1;
+  // A bijection on group_bits-bit numbers: odd multipliers and xor-shifts.
+  std::uint64_t x = n & mask;
+  x = (x * 0x9E3779B1u) & mask;
+  x ^= x >> (group_bits / 2);
+  x = (x * 0x85EBCA6Bu) & mask;
+  x ^= x >> (group_bits / 2);
+  return (n & ~mask) | x;
+}
+
 std::uint64_t sim_engine::simulated_address(std::uint64_t address, bool assign) {
   const std::uint64_t real_page = address >> page_shift_;
   const std::uint64_t offset = address & ((std::uint64_t{1} << page_shift_) - 1);
@@ -381,7 +401,7 @@ std::uint64_t sim_engine::simulated_address(std::uint64_t address, bool assign) 
     auto it = page_map_.find(real_page);
     if (it == page_map_.end()) {
       if (!assign) return 0;
-      it = page_map_.emplace(real_page, next_sim_page_++).first;
+      it = page_map_.emplace(real_page, colored_page(next_sim_page_++)).first;
     }
     last_real_page_ = real_page;
     last_sim_page_ = it->second;
@@ -579,10 +599,16 @@ void sim_engine::place_pages(const void* address, std::size_t bytes, int node) n
     std::uint64_t at = reinterpret_cast<std::uintptr_t>(address);
     const std::uint64_t end = at + bytes;
     const std::uint64_t page_bytes = std::uint64_t{1} << page_shift_;
+    // Interleaved: round robin over the nodes from the range's first page,
+    // as mbind(MPOL_INTERLEAVE) does (not by simulated page number, which
+    // is a page's color: colored_page).
+    const int nodes = std::max(machine_.topo.num_numa_nodes, 1);
+    int next_node = 0;
     for (at &= ~(page_bytes - 1); at < end; at += page_bytes) {
       const std::uint64_t sim_address = simulated_address(at, true);
-      if (node < 0) memory_.interleave(sim_address, page_bytes);
-      else memory_.bind(sim_address, page_bytes, std::min(node, machine_.topo.num_numa_nodes - 1));
+      const int home = node < 0 ? next_node : std::min(node, nodes - 1);
+      next_node = (next_node + 1) % nodes;
+      memory_.bind(sim_address, page_bytes, home);
     }
   });
 }

@@ -189,12 +189,16 @@ class sim_engine final : public engine {
 
   sim::contention contention_;
   batch batch_;  // reused, so that a touch allocates nothing
-  // Real page -> simulated page, numbered in first-touch order. Its memory
+  // Real page -> simulated page, numbered in first-touch order and colored
+  // (colored_page). Its memory
   // comes from malloc: forget_pages, which a program's operator delete may
   // call, erases from it (util/malloc_allocator.hpp).
   std::unordered_map<std::uint64_t, std::uint64_t, std::hash<std::uint64_t>, std::equal_to<std::uint64_t>,
                      malloc_allocator<std::pair<const std::uint64_t, std::uint64_t>>>
       page_map_;
+  // The simulated page of the n-th page first touched (its color: see the
+  // definition).
+  static std::uint64_t colored_page(std::uint64_t n);
   std::uint64_t last_real_page_ = ~std::uint64_t{0};
   std::uint64_t last_sim_page_ = 0;
   std::uint64_t next_sim_page_ = 1;
