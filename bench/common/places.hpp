@@ -51,20 +51,22 @@ inline int part_place(int q, int parts, int places) { return q * places / parts;
 template <class P, class F, class G>
 void fork_at(int pf, F&& f, int pg, G&& g, std::size_t bytes = 0) {
   if constexpr (hints_apply<P>) {
-    locus::task_group group = bytes == 0 ? locus::task_group() : locus::task_group(locus::footprint(bytes));
-    // One branch is spawned, the other runs in the parent under its own
-    // hint, then the parent's returns. The spawned one takes the upper half
-    // of the ADWS policies' range, so it is the one at the higher place:
-    // their mapping then agrees with the hints (seed 003, section 3.1).
-    auto spawn_then_run = [&](int ps, auto&& spawned, int pr, auto&& here) {
-      group.spawn(std::forward<decltype(spawned)>(spawned), locus::at(ps));
-      const locus::place_hint parent = locus::current_hint();
-      locus::set_hint(locus::at(pr));
-      here();
-      locus::set_hint(parent);
-    };
-    if (pf >= pg) spawn_then_run(pf, std::forward<F>(f), pg, g);
-    else spawn_then_run(pg, std::forward<G>(g), pf, f);
+    // Both branches are children of one group, equal work each: the first
+    // spawned takes the upper half of the ADWS policies' range, so it is
+    // the one at the higher place, and their mapping agrees with the hints
+    // (seed 003, section 3.1). A branch run in the parent instead kept the
+    // parent's whole range: a group it opened spread over both halves (and
+    // under ml-adws was flattened over the other branch's caches, which
+    // then waited for it; matmul n = 2048 idled 2.9 s of 6.4).
+    const locus::work_hint total = locus::work(2);
+    locus::task_group group = bytes == 0 ? locus::task_group(total) : locus::task_group(total, locus::footprint(bytes));
+    if (pf >= pg) {
+      group.spawn(std::forward<F>(f), locus::at(pf), locus::work(1));
+      group.spawn(std::forward<G>(g), locus::at(pg), locus::work(1));
+    } else {
+      group.spawn(std::forward<G>(g), locus::at(pg), locus::work(1));
+      group.spawn(std::forward<F>(f), locus::at(pf), locus::work(1));
+    }
     group.sync();
   } else {
     P::fork2(std::forward<F>(f), std::forward<G>(g));

@@ -2,7 +2,7 @@
 """ADWS figures 16, 17 and 18 (seed 003, section 6) from locus-bench results
 of the serial variant and the ADWS paper's five schedulers.
 
-    adws_tables.py RESULTS.jsonl
+    adws_tables.py RESULTS.jsonl [--layout +interleave] [--local +first-touch]
 
 Prints Markdown, one table per benchmark, one row per parameter setting
 (the working-set sweep): figure 16, speedup T_S / T_56 per policy; figure
@@ -11,8 +11,15 @@ derived as P T - busy - scheduling); figure
 18, L3 misses per policy as the lines served from beyond the worker's own
 socket's L3 (another socket's L3, or DRAM), with the serial run's beside
 them. Rows are labeled with the results' engine and machine (SIMULATED when
-the engine is "sim")."""
+the engine is "sim").
 
+--layout names the data-layout suffix of the policies' variants (the ADWS
+paper ran them with pages interleaved: locus:ws+interleave, ...). --local
+adds figure 21: adws and ml-adws with that layout (pages where the
+computation first touches them) against --layout's, as 1 - T_local /
+T_layout."""
+
+import argparse
 import json
 import sys
 from collections import defaultdict
@@ -29,7 +36,7 @@ def setting(cell):
     return ",".join(f"{k}={v}" for k, v in sorted(cell["params"].items()))
 
 
-def main(path):
+def main(path, layout, local):
     cells = {}
     label = set()
     for line in open(path):
@@ -53,7 +60,7 @@ def main(path):
             serial = cells.get((bench, s, "serial"))
             row = [s, f"{serial['median_s']:.4f}" if serial else "-"]
             for p in POLICIES:
-                c = cells.get((bench, s, "locus:" + p))
+                c = cells.get((bench, s, "locus:" + p + layout))
                 row.append(f"{serial['median_s'] / c['median_s']:.1f}" if c and serial else "-")
             print("| " + " | ".join(row) + " |")
         def table(title, variants, show):
@@ -67,15 +74,32 @@ def main(path):
         # Idle: the rest of P x T (a worker asleep through a whole timed run
         # is not in the recorded idle_s, so it is derived, not read).
         table("Figure 17, busy / scheduling / idle seconds summed over the workers (idle = P T - busy - scheduling):",
-              ["locus:" + p for p in POLICIES],
+              ["locus:" + p + layout for p in POLICIES],
               lambda c: f"{c['work_s']:.3f} / {c['sched_s']:.3f} / "
               f"{c['workers'] * c['median_s'] - c['work_s'] - c['sched_s']:.3f}")
         table("Figure 18, L3 misses (lines from another socket's L3 or DRAM), millions:",
-              ["serial"] + ["locus:" + p for p in POLICIES], lambda c: f"{l3_misses(c) / 1e6:.2f}")
+              ["serial"] + ["locus:" + p + layout for p in POLICIES], lambda c: f"{l3_misses(c) / 1e6:.2f}")
+        if local:
+            # Figure 21: only the deterministic schedulers (section 6.5).
+            print(f"\nFigure 21, {local} against {layout or 'the default layout'}: T (s) each, and 1 - T_local / T:\n")
+            print("| setting | policy | T " + (layout or "default") + " | T " + local + " | gain | DRAM local / remote, millions |")
+            print("|---|---|---|---|---|---|")
+            for s in settings:
+                for p in ("adws", "ml-adws"):
+                    a, b = cells.get((bench, s, "locus:" + p + layout)), cells.get((bench, s, "locus:" + p + local))
+                    if not (a and b):
+                        continue
+                    dram = " -> ".join(f"{(c['accesses'] or {}).get('local_dram', 0) / 1e6:.2f} / "
+                                       f"{(c['accesses'] or {}).get('remote_dram', 0) / 1e6:.2f}" for c in (a, b))
+                    print(f"| {s} | {p} | {a['median_s']:.4f} | {b['median_s']:.4f} | "
+                          f"{100 * (1 - b['median_s'] / a['median_s']):+.1f}% | {dram} |")
         print()
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results")
+    parser.add_argument("--layout", default="", help="the policies' variant suffix, e.g. +interleave")
+    parser.add_argument("--local", default="", help="figure 21's layout, e.g. +first-touch")
+    args = parser.parse_args()
+    main(args.results, args.layout, args.local)
