@@ -190,9 +190,9 @@ class sim_engine final : public engine {
   sim::contention contention_;
   batch batch_;  // reused, so that a touch allocates nothing
   // Real page -> simulated page, numbered in first-touch order and colored
-  // (colored_page). Its memory
-  // comes from malloc: forget_pages, which a program's operator delete may
-  // call, erases from it (util/malloc_allocator.hpp).
+  // (colored_page). Its memory comes from malloc: forget_pages, which a
+  // program's operator delete may call, erases from it
+  // (util/malloc_allocator.hpp).
   std::unordered_map<std::uint64_t, std::uint64_t, std::hash<std::uint64_t>, std::equal_to<std::uint64_t>,
                      malloc_allocator<std::pair<const std::uint64_t, std::uint64_t>>>
       page_map_;
