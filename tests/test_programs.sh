@@ -77,6 +77,11 @@ expect_error 'LOCUS_MACHINE="nonexistent"' LOCUS_MACHINE=nonexistent -- "$bin/lo
 expect_error '--workers 1,2 conflicts with LOCUS_WORKERS="2"' LOCUS_WORKERS=2 -- "$bin/locus-bench" --workers 1,2
 expect_error '--variants locus:numa-ws conflicts with LOCUS_POLICY="ws"' LOCUS_POLICY=ws -- \
   "$bin/locus-bench" --variants locus:numa-ws
+# Modifiers come in their order (loops, data, colors), each once.
+expect_error 'variant "locus:nabbitc+bad-colors+interleave": accepted are' -- \
+  "$bin/locus-bench" --variants locus:nabbitc+bad-colors+interleave
+expect_error 'variant "locus:nabbitc+bad-colors+invalid-colors": accepted are' -- \
+  "$bin/locus-bench" --variants locus:nabbitc+bad-colors+invalid-colors
 expect_error '--machine numa-ws-4x8' -- "$bin/locus-bench" --machine numa-ws-4x8
 expect_error 'unknown option --bogus' -- "$bin/locus-bench" --bogus
 touch "$tmp/plain-file"

@@ -26,6 +26,7 @@
 #include "locus/locus.hpp"
 #include "core/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
 #include "policy/nabbitc/color_sets.hpp"
+#include "common/graph_bench.hpp"  // bench::block_color, bench::g_colors
 
 namespace {
 
@@ -710,6 +711,40 @@ TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
   EXPECT_EQ(total.counter("colored_steals"), 0u);
   EXPECT_GT(total.counter("random_steals"), 0u);
   EXPECT_GT(total.counter("first_steal_giveups"), 0u);
+}
+
+// The benchmarks' colorings of tables II and III (bench::block_color): on
+// the paper's machine, 20 workers packed onto two sockets, a bad color is a
+// valid color of the other socket for every block, and an invalid one no
+// worker's; good colors follow the static partition of the rows.
+TEST(NabbitcPolicy, BenchmarkColoringsOfTablesTwoAndThree) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = "nabbitc";
+  o.workers = 20;
+  o.pack = 1;
+  locus::runtime rt(o);
+  const std::int64_t blocks = 64;
+  std::vector<int> good, bad, invalid;
+  for (auto [mode, out] : {std::pair{bench::graph_colors::good, &good}, std::pair{bench::graph_colors::bad, &bad},
+                           std::pair{bench::graph_colors::invalid, &invalid}}) {
+    bench::g_colors = mode;
+    for (std::int64_t b = 0; b < blocks; ++b) out->push_back(bench::block_color(b, blocks));
+  }
+  bench::g_colors = bench::graph_colors::good;
+  ASSERT_EQ(locus::num_colors(), 20);
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    EXPECT_EQ(good[i], b * 20 / blocks);
+    EXPECT_GE(bad[i], 0);
+    EXPECT_LT(bad[i], 20);
+    const int good_place = locus::detail::graph_color_place(good[i]);
+    EXPECT_GE(good_place, 0);
+    EXPECT_NE(locus::detail::graph_color_place(bad[i]), good_place) << "block " << b;
+    EXPECT_EQ(invalid[i], 20);
+    EXPECT_LT(locus::detail::graph_color_place(invalid[i]), 0);
+  }
 }
 
 TEST(NabbitcPolicy, OptionsAreChecked) {

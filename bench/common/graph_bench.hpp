@@ -17,21 +17,32 @@
 
 namespace bench {
 
+// The colors of the graph being run (variant::colors), for block_color.
+inline graph_colors g_colors = graph_colors::good;
+
 // Runs variant v of task-graph benchmark b: serial runs the nodes in their
 // serial order (b.run_serial()), locus the task graph (b.run_graph(),
 // Nabbit under ws, NabbitC under nabbitc, returning its section VI-B
-// measure), oneTBB and OpenMP the loop version (b.run_baseline<P>()).
+// measure) with v's colors, oneTBB and OpenMP the loop version
+// (b.run_baseline<P>()), and so does locus with a loop modifier: with
+// +static it is OpenMP static's partition, which the simulator can run.
 // Returns the measure if the run was the graph's.
 template <class B>
 std::optional<locus::graph_locality> run_graph_variant(const variant& v, B& b) {
   std::optional<locus::graph_locality> measured;
   dispatch(v, [&]<class P>() {
-    if constexpr (std::is_same_v<P, serial_backend>)
+    if constexpr (std::is_same_v<P, serial_backend>) {
       b.run_serial();
-    else if constexpr (std::is_same_v<P, locus_backend>)
+    } else if constexpr (std::is_same_v<P, locus_backend>) {
+      if (v.loops != locus_loops::plain) return b.template run_baseline<P>();
+      g_colors = v.colors;
+      struct restore {
+        ~restore() { g_colors = graph_colors::good; }
+      } on_exit;
       measured = b.run_graph();
-    else
+    } else {
       b.template run_baseline<P>();
+    }
   });
   return measured;
 }
@@ -53,18 +64,31 @@ inline std::string locality_note(const std::optional<locus::graph_locality>& l) 
 }
 
 // The color of block b of `blocks`: the worker a static partition of the
-// rows gives it, as OpenMP static and bench::place_blocks place them.
+// rows gives it, as OpenMP static and bench::place_blocks place them. With
+// bad colors (table II) it is the worker half the colors away, on another
+// place whenever a place holds at most half the workers (the machine
+// presets' sockets at 20 workers and more); with invalid colors (table III)
+// a color no worker has.
 inline int block_color(std::int64_t b, std::int64_t blocks) {
-  return static_cast<int>(b * locus::num_colors() / blocks);
+  const int colors = locus::num_colors();
+  const int good = static_cast<int>(b * colors / blocks);
+  switch (g_colors) {
+    case graph_colors::good: return good;
+    case graph_colors::bad: return (good + colors / 2) % colors;
+    case graph_colors::invalid: return colors;
+  }
+  return good;
 }
 
 // The stencil over blocks of rows as a task graph computed on demand from
 // its sink: node (t, b), key t * blocks + b, runs update(t, b) once blocks
 // b - 1, b and b + 1 of step t - 1 are done (the rows it reads and, two
 // steps on, the readers of the block it overwrites); the sink, key
-// steps * blocks, needs every block of the last step.
+// steps * blocks, needs every block of the last step. `measure` false
+// leaves the locality measure off (graph-overhead times the library alone).
 template <class Update>
-locus::graph_locality run_row_stencil_graph(std::int64_t steps, std::int64_t blocks, Update&& update) {
+locus::graph_locality run_row_stencil_graph(std::int64_t steps, std::int64_t blocks, Update&& update,
+                                            bool measure = true) {
   const std::int64_t sink = steps * blocks;
   auto preds = [=](std::int64_t key) {
     std::vector<std::int64_t> p;
@@ -84,7 +108,7 @@ locus::graph_locality run_row_stencil_graph(std::int64_t steps, std::int64_t blo
   };
   auto color = [=](std::int64_t key) { return block_color(key == sink ? 0 : key % blocks, blocks); };
   auto g = locus::make_task_graph<std::int64_t>(preds, compute, color);
-  g.measure_locality();
+  if (measure) g.measure_locality();
   g.run(sink);
   return g.locality();
 }

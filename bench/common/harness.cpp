@@ -34,7 +34,8 @@ variant parse_variant(const std::string& text) {
                                 "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
                                 "locus:<policy>+static, tbb, tbb:affinity, omp, omp:static, "
                                 "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
-                                "+first-touch (where its data lives; default: block p at place p)");
+                                "+first-touch (where its data lives; default: block p at place p), then "
+                                "+bad-colors or +invalid-colors (task graphs' node colors; default: good)");
   };
   if (head == "serial" && colon == std::string::npos) {
     v.kind = impl::serial;
@@ -44,17 +45,20 @@ variant parse_variant(const std::string& text) {
     v.policy = tail.substr(0, plus);
     if (v.policy.empty()) v.policy = "ws";
     v.name = "locus:" + v.policy;
-    // Modifiers in the order loops, then data; each at most once.
-    bool loops_given = false, data_given = false;
+    // Modifiers in the order loops, data, colors; each at most once.
+    bool loops_given = false, data_given = false, colors_given = false;
     while (plus != std::string::npos) {
       const auto next = tail.find('+', plus + 1);
       const std::string mod = tail.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
-      if ((mod == "affinity" || mod == "static") && !loops_given && !data_given) {
+      if ((mod == "affinity" || mod == "static") && !loops_given && !data_given && !colors_given) {
         v.loops = mod == "affinity" ? locus_loops::affinity : locus_loops::static_blocks;
         loops_given = true;
-      } else if ((mod == "interleave" || mod == "first-touch") && !data_given) {
+      } else if ((mod == "interleave" || mod == "first-touch") && !data_given && !colors_given) {
         v.data = mod == "interleave" ? data_layout::interleave : data_layout::first_touch;
         data_given = true;
+      } else if ((mod == "bad-colors" || mod == "invalid-colors") && !colors_given) {
+        v.colors = mod == "bad-colors" ? graph_colors::bad : graph_colors::invalid;
+        colors_given = true;
       } else {
         bad();
       }

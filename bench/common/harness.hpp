@@ -30,19 +30,31 @@
 namespace bench {
 
 enum class impl { serial, locus, tbb, omp };
+// The colors the task-graph benchmarks give their nodes (seed 004 section
+// V-D): the worker that holds the node's data (good); a valid color of a
+// worker on another place, so that colored steals prefer remote work (bad,
+// table II); a color no worker has, so that every colored attempt misses
+// (invalid, table III).
+enum class graph_colors { good, bad, invalid };
 enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
 // "locus:<policy>+affinity", "locus:<policy>+static", "tbb", "tbb:affinity",
 // "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided". A locus
 // variant may also name where its data lives: "+interleave" or
-// "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave".
+// "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave", and,
+// last, the colors the task-graph benchmarks give their nodes:
+// "+bad-colors" or "+invalid-colors" (graph_colors, NabbitC tables II and
+// III). On a task-graph benchmark, a loop modifier (+static, +affinity)
+// runs the loop version on locus instead of the graph: "locus:ws+static" is
+// OpenMP static's partition under the simulator too.
 struct variant {
   std::string name;
   impl kind = impl::serial;
   std::string policy;                                  // locus
   locus_loops loops = locus_loops::plain;              // locus
   data_layout data = data_layout::blocks;              // locus
+  graph_colors colors = graph_colors::good;            // locus, task-graph benchmarks
   bool tbb_affinity = false;                           // tbb: affinity_partitioner for loops
   omp_schedule schedule = omp_schedule::static_schedule;  // omp: schedule of loops
 };

@@ -114,7 +114,9 @@ void usage() {
       "  omp:guided (+affinity, +static, tbb:affinity and the OpenMP schedules other than static only\n"
       "  differ for benchmarks with loops); a locus variant's data: block p at place p, or with\n"
       "  +interleave (pages round-robin over the places) or +first-touch (left where first written),\n"
-      "  e.g. locus:ws+first-touch, locus:ws+affinity+interleave\n";
+      "  e.g. locus:ws+first-touch, locus:ws+affinity+interleave; then, for the task-graph\n"
+      "  benchmarks, +bad-colors (valid colors of another place) or +invalid-colors (no worker's);\n"
+      "  on a task-graph benchmark +static and +affinity run the loop version on locus, not the graph\n";
   std::fputs(text.c_str(), stdout);
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())

@@ -185,15 +185,27 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   ctx->steal_attempt(w, victim);
   frame* f = nullptr;
   if (v != s.lo) f = inbound_of(victim_node).steal_migrated(s.depth);  // lines 43-46
+  counter miss = misses_empty;
   if (f == nullptr && v != s.hi) {                          // lines 47-50: its primary queue
     const std::uint32_t want = level_word::tag(domain);
     auto deep_enough = [&](std::uint32_t tag) {
-      return (tag & level_word::domain_bits) == want && depth_of_tag(tag) >= s.depth;
+      if ((tag & level_word::domain_bits) != want) {
+        miss = misses_other_level;
+        return false;
+      }
+      if (depth_of_tag(tag) < s.depth) {
+        miss = misses_shallow;
+        return false;
+      }
+      return true;
     };
     if (leader >= 0 && leader != w.id) f = victim.deque.steal_if(deep_enough);
     if (f == nullptr) f = leaders_.take_parked(victim_node, false);
   }
-  if (f == nullptr) return {};
+  if (f == nullptr) {
+    ctx->count(w, miss);
+    return {};
+  }
   ctx->stole(w);
   ctx->count(w, local_steals);
   return {f, found_at::steal};
@@ -277,7 +289,8 @@ policy_entry ml_adws_entry() {
                    .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
-                   "local_steals", "undominated_rounds", "overlapping_ties", "flattened"},
+                   "local_steals", "undominated_rounds", "overlapping_ties", "flattened", "misses_other_level",
+                   "misses_shallow", "misses_empty"},
   };
 }
 

@@ -55,7 +55,14 @@ class ml_adws_policy : public policy_defaults {
     local_steals,
     undominated_rounds,
     overlapping_ties,
-    flattened
+    flattened,
+    // Why a steal attempt in the steal range found nothing: the victim's
+    // oldest deque frame is of another level, or shallower than the steal
+    // range's depth (lines 48-50 take only frames at depth >= d), or its
+    // deque, migration queues and parked frames were empty or excluded.
+    misses_other_level,
+    misses_shallow,
+    misses_empty
   };
 
   explicit ml_adws_policy(policy_context& c);
