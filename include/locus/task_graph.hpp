@@ -289,22 +289,51 @@ void spawn_colors(Item* items, const std::size_t* bounds, const int* colors, std
 // Spawns act(item) for every item (figure 4's gather_colors, then
 // spawn_colors): by color under nabbitc, in list order otherwise (Nabbit).
 template <class Item, class ColorOf, class Act>
-void spawn_all(std::vector<Item>& items, ColorOf color_of, Act& act) {
-  if (items.empty()) return;
-  if (items.size() == 1) return act(items[0]);
-  if (!colors_on()) return spawn_nodes(items.data(), items.size(), no_color, false, act);
-  std::stable_sort(items.begin(), items.end(),
-                   [&](const Item& a, const Item& b) { return color_of(a) < color_of(b); });
+void spawn_all(Item* items, std::size_t n, ColorOf color_of, Act& act) {
+  if (n == 0) return;
+  if (n == 1) return act(items[0]);
+  if (!colors_on()) return spawn_nodes(items, n, no_color, false, act);
+  std::stable_sort(items, items + n, [&](const Item& a, const Item& b) { return color_of(a) < color_of(b); });
   std::vector<std::size_t> bounds{0};
   std::vector<int> colors{color_of(items[0])};
-  for (std::size_t i = 1; i < items.size(); ++i)
+  for (std::size_t i = 1; i < n; ++i)
     if (color_of(items[i]) != colors.back()) {
       bounds.push_back(i);
       colors.push_back(color_of(items[i]));
     }
-  bounds.push_back(items.size());
-  spawn_colors(items.data(), bounds.data(), colors.data(), 0, colors.size(), act);
+  bounds.push_back(n);
+  spawn_colors(items, bounds.data(), colors.data(), 0, colors.size(), act);
 }
+template <class Item, class ColorOf, class Act>
+void spawn_all(std::vector<Item>& items, ColorOf color_of, Act& act) {
+  spawn_all(items.data(), items.size(), color_of, act);
+}
+
+// The successors a notification made ready: a few in place (a stencil's
+// node readies at most three), more on the heap, so that the common case
+// allocates nothing per node.
+template <class Item>
+class ready_list {
+ public:
+  void push_back(Item x) {
+    if (n_ < inline_capacity) {
+      inline_[n_++] = x;
+      return;
+    }
+    if (n_ == inline_capacity) more_.assign(inline_, inline_ + inline_capacity);
+    more_.push_back(x);
+    ++n_;
+  }
+  std::size_t size() const { return n_; }
+  Item* data() { return n_ <= inline_capacity ? inline_ : more_.data(); }
+  Item& operator[](std::size_t i) { return data()[i]; }
+
+ private:
+  static constexpr std::size_t inline_capacity = 8;
+  Item inline_[inline_capacity];
+  std::size_t n_ = 0;
+  std::vector<Item> more_;
+};
 
 // Runs fn on the pool (a worker calls it directly).
 template <class F>
@@ -428,7 +457,9 @@ class basic_task_graph {
   std::vector<pred_item> predecessors_of(entry& e) {
     std::vector<pred_item> preds;
     std::uint32_t i = 0;
-    for (auto&& k : std::as_const(*e.node()).predecessors()) {
+    const auto& keys = std::as_const(*e.node()).predecessors();
+    if constexpr (requires { std::size(keys); }) preds.reserve(std::size(keys));
+    for (auto&& k : keys) {
       const key_type& key = k;
       preds.push_back({key, i++, spec_.color(key)});
     }
@@ -462,7 +493,7 @@ class basic_task_graph {
       // acq_rel: our compute's writes go to whoever finds the list closed;
       // the successors' cells are read below.
       link* l = e->successors.exchange(entry::closed(), std::memory_order_acq_rel);
-      std::vector<entry*> ready;
+      detail_graph::ready_list<entry*> ready;
       for (; l != nullptr; l = l->next)
         if (l->successor->join.fetch_sub(1, std::memory_order_acq_rel) == 1) {
           readied(*l->successor);
@@ -473,7 +504,7 @@ class basic_task_graph {
         continue;
       }
       auto act = [this](entry* s) { compute_and_notify(*s); };
-      detail_graph::spawn_all(ready, [](entry* s) { return s->color; }, act);
+      detail_graph::spawn_all(ready.data(), ready.size(), [](entry* s) { return s->color; }, act);
       return;
     }
   }

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""NabbitC figures 6 and 7 and tables II and III (seed 004, section V) from
+locus-bench results of the task-graph benchmarks.
+
+    nabbitc_tables.py RESULTS.jsonl [RESULTS.jsonl ...]
+
+Expects, per benchmark and setting, the serial variant on one worker and,
+at each worker count, locus:ws (Nabbit), locus:nabbitc (NabbitC),
+locus:nabbitc+bad-colors, locus:nabbitc+invalid-colors and locus:ws+static
+(the loop version in OpenMP static's partition; omp:static where the
+results are measured on threads). Prints Markdown:
+
+- figure 6: speedup T_S / T_P of OpenMP static, Nabbit and NabbitC;
+- figure 7: remote accesses, as section VI-B's node-level measure (the
+  cell's summary) and, under the simulator, the true share: remote L3 hits
+  and remote DRAM lines over every line served beyond L2;
+- tables II and III: T_Nabbit / T_NabbitC with bad and with invalid colors
+  (the paper's "speedup of NabbitC over Nabbit"), with their mean and
+  standard deviation over the worker counts, as the paper gives them.
+
+A cell whose result was not verified stops the script. Tables are labeled
+with the results' engine and machine (SIMULATED when the engine is "sim")."""
+
+import json
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+NABBIT, NABBITC = "locus:ws", "locus:nabbitc"
+BAD, INVALID = "locus:nabbitc+bad-colors", "locus:nabbitc+invalid-colors"
+STATIC = ("locus:ws+static", "omp:static")
+
+
+def setting(cell):
+    return ",".join(f"{k}={v}" for k, v in sorted(cell["params"].items()))
+
+
+def measure(cell):
+    m = re.search(r"\(NabbitC VI-B\) ([0-9.e+-]+)%", cell.get("summary", ""))
+    return float(m.group(1)) if m else None
+
+
+def true_remote(cell):
+    a = cell.get("accesses")
+    if not a:
+        return None
+    beyond = a["l3_hits"] + a["remote_l3_hits"] + a["local_dram"] + a["remote_dram"]
+    return 100.0 * (a["remote_l3_hits"] + a["remote_dram"]) / beyond if beyond else None
+
+
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def main(paths):
+    cells, labels = {}, set()
+    for path in paths:
+        for line in open(path):
+            c = json.loads(line)
+            if "record" in c:
+                continue
+            if not c.get("verified"):
+                sys.exit(f"{path}: {c['benchmark']} {c['variant']} P={c['workers']} was not verified")
+            cells[(c["benchmark"], setting(c), c["variant"], c["workers"])] = c
+            labels.add(("SIMULATED on " if c["engine"] == "sim" else "measured on ") + (c.get("machine") or "host"))
+    print("Results: " + "; ".join(sorted(labels)) + ".\n")
+    runs = defaultdict(set)
+    for (bench, s, v, p) in cells:
+        if v != "serial":
+            runs[(bench, s)].add(p)
+
+    def t(bench, s, v, p):
+        c = cells.get((bench, s, v, p))
+        return c["median_s"] if c else None
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    print("Figure 6, speedup T_S / T_P (OpenMP static / Nabbit / NabbitC), and figure 7, remote accesses "
+          "(section VI-B measure / true share), Nabbit and NabbitC:\n")
+    print("| benchmark | setting | P | T_S (s) | OpenMP static | Nabbit | NabbitC | Nabbit remote | NabbitC remote |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (bench, s), ps in sorted(runs.items()):
+        serial = t(bench, s, "serial", 1)
+        for p in sorted(ps):
+            static = next((t(bench, s, v, p) for v in STATIC if t(bench, s, v, p) is not None), None)
+            remote = []
+            for v in (NABBIT, NABBITC):
+                c = cells.get((bench, s, v, p))
+                remote.append("-" if c is None else f"{fmt(measure(c), '.1f')}% / {fmt(true_remote(c), '.1f')}%")
+            print(f"| {bench} | {s} | {p} | {fmt(serial, '.4f')} | {fmt(ratio(serial, static), '.1f')} | "
+                  f"{fmt(ratio(serial, t(bench, s, NABBIT, p)), '.1f')} | "
+                  f"{fmt(ratio(serial, t(bench, s, NABBITC, p)), '.1f')} | {remote[0]} | {remote[1]} |")
+    for title, variant in (("Table II, bad colors", BAD), ("Table III, invalid colors", INVALID)):
+        print(f"\n{title}: T_Nabbit / T_NabbitC per worker count, mean and standard deviation over them:\n")
+        print("| benchmark | setting | " + " | ".join(f"P={p}" for p in sorted({p for ps in runs.values() for p in ps}))
+              + " | mean | S.D. |")
+        all_ps = sorted({p for ps in runs.values() for p in ps})
+        print("|---|---|" + "---|" * (len(all_ps) + 2))
+        for (bench, s), ps in sorted(runs.items()):
+            values = {p: ratio(t(bench, s, NABBIT, p), t(bench, s, variant, p)) for p in ps}
+            got = [v for v in values.values() if v is not None]
+            if not got:
+                continue
+            sd = statistics.stdev(got) if len(got) > 1 else None
+            print(f"| {bench} | {s} | " + " | ".join(fmt(values.get(p), ".2f") for p in all_ps) +
+                  f" | {statistics.mean(got):.2f} | {fmt(sd, '.2f')} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or any(a.startswith("-") for a in sys.argv[1:]):
+        sys.exit(__doc__)
+    main(sys.argv[1:])
