@@ -64,12 +64,12 @@ struct splitmix64 {
 
 class pagerank_graph_instance final : public bench::instance {
  public:
-  pagerank_graph_instance(std::int64_t scale, std::int64_t edges, double a, std::int64_t iterations,
-                          std::int64_t block, std::int64_t seed)
+  pagerank_graph_instance(std::int64_t scale, std::int64_t edges, double a, std::int64_t local,
+                          std::int64_t iterations, std::int64_t block, std::int64_t seed)
       : n_(std::int64_t{1} << scale), iterations_(iterations), block_(block), blocks_((n_ + block - 1) / block),
         offsets_(static_cast<std::size_t>(n_ + 1)), outdeg_(static_cast<std::size_t>(n_)),
         contrib_(static_cast<std::size_t>(iterations + 1)), rank_(static_cast<std::size_t>(n_)) {
-    build_rmat(scale, edges * n_, a, seed);
+    build_rmat(scale, edges * n_, a, local, seed);
     build_block_preds();
     for (auto& c : contrib_) c.resize(static_cast<std::size_t>(n_));
     for (std::int64_t v = 0; v < n_; ++v)
@@ -139,9 +139,13 @@ class pagerank_graph_instance final : public bench::instance {
   friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
 
   // R-MAT: each edge picks one quadrant per bit of the labels, the source's
-  // bit from the row and the destination's from the column. Then the
+  // bit from the row and the destination's from the column. With `local`
+  // percent, an edge's source is redrawn uniformly within local_window
+  // labels of its destination instead: the links within a host of a crawl
+  // in URL order (uk-2002's), which R-MAT alone does not have. Then the
   // in-edges of every vertex in CSR (sources by destination, in edge order).
-  void build_rmat(std::int64_t scale, std::int64_t edges, double a, std::int64_t seed) {
+  static constexpr std::int64_t local_window = 1024;
+  void build_rmat(std::int64_t scale, std::int64_t edges, double a, std::int64_t local, std::int64_t seed) {
     const double b = 0.19 * (1 - a) / 0.43, c = b;
     splitmix64 rng{static_cast<std::uint64_t>(seed)};
     std::vector<std::uint32_t> src(static_cast<std::size_t>(edges)), dst(static_cast<std::size_t>(edges));
@@ -152,6 +156,10 @@ class pagerank_graph_instance final : public bench::instance {
         const std::uint32_t row = r >= a + b, col = (r >= a && r < a + b) || r >= a + b + c;
         u = u << 1 | row;
         v = v << 1 | col;
+      }
+      if (local > 0 && rng.uniform() * 100 < static_cast<double>(local)) {
+        const auto offset = static_cast<std::int64_t>(rng.uniform() * (2 * local_window + 1)) - local_window;
+        u = static_cast<std::uint32_t>(std::clamp<std::int64_t>(std::int64_t{v} + offset, 0, n_ - 1));
       }
       src[static_cast<std::size_t>(e)] = u;
       dst[static_cast<std::size_t>(e)] = v;
@@ -293,6 +301,10 @@ const bench::registrar pagerank_graph{{
       const auto a = p.get_real("a", 0.57, 0.57, 0.57, s,
                                 "R-MAT probability of the first quadrant (b = c = 0.19 (1 - a) / 0.43): the skew",
                                 {0.25, 0.97});
+      const auto local = p.get("local", 0, 0, 0, s,
+                               "percent of edges whose source lies within 1024 labels of the destination "
+                               "(a crawl's links within a host; 0: R-MAT alone)",
+                               {0, 100});
       const auto iterations = p.get("iterations", 4, 10, 10, s, "power-method iterations", {0});
       const auto block = p.get("block", 64, 4096, 65536, s, "vertices per node (and per loop piece)", {1});
       const auto seed = p.get("seed", 1, 1, 1, s, "seed of the R-MAT generator", {0});
@@ -300,7 +312,7 @@ const bench::registrar pagerank_graph{{
         throw std::invalid_argument("pagerank-graph: --param scale and edges give 2^scale * edges = " +
                                     std::to_string((std::int64_t{1} << scale) * edges) +
                                     " edges; accepted: at most 2^32");
-      return std::make_unique<pagerank_graph_instance>(scale, edges, a, iterations, block, seed);
+      return std::make_unique<pagerank_graph_instance>(scale, edges, a, local, iterations, block, seed);
     }}};
 
 }  // namespace
