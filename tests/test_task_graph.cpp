@@ -239,6 +239,18 @@ locus::runtime_options threaded(const std::string& policy, int workers) {
   return o;
 }
 
+// The paper's machine under the simulator (8 sockets of 10 cores); seed -1
+// is the runtime's default (LOCUS_SEED, else random).
+locus::runtime_options simulated(const std::string& policy, int workers, long long seed = -1) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "nabbitc-8x10";
+  o.policy = policy;
+  o.workers = workers;
+  o.seed = seed;
+  return o;
+}
+
 TEST(TaskGraph, AUserNodeTypeOnDemand) {
   for (const auto& policy : locus::available_policies()) {
     locus::runtime rt(threaded(policy, 3));
@@ -478,12 +490,7 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
   for (const char* k : {"0", "1000000"}) {
     std::uint64_t colored = 0;
     for (int s = 0; s < 6; ++s) {
-      locus::runtime_options o;
-      o.engine = "sim";
-      o.machine = "nabbitc-8x10";
-      o.policy = "nabbitc";
-      o.workers = 20;
-      o.seed = s;
+      locus::runtime_options o = simulated("nabbitc", 20, s);
       o.policy_options = {{"colored_attempts", k}, {"first_steal_patience", "1000000000"}};
       locus::runtime rt(o);
       // A heat-like block graph colored by the worker that owns the row.
@@ -558,12 +565,7 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     const bool by_place = s % 4 == 3;
     const int workers = s < 4 && !by_place ? 4 : 20;  // by place: two places
     const bool spread = workers == 4 && s % 2 == 0;     // one worker per place
-    locus::runtime_options o;
-    o.engine = "sim";
-    o.machine = "nabbitc-8x10";
-    o.policy = "nabbitc";
-    o.workers = workers;
-    o.seed = s;
+    locus::runtime_options o = simulated("nabbitc", workers, s);
     o.pack = spread ? 0 : 1;
     o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}};
     if (by_place) o.policy_options.push_back({"colors", "place"});
@@ -628,11 +630,7 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
 // a thief after a colored steal or one after a random steal computes every
 // node (the breakdown's other categories add up to the nodes).
 TEST(NabbitcHandOff, OffLeavesReadyNodesWithTheirReadier) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "nabbitc-8x10";
-  o.policy = "nabbitc";
-  o.workers = 20;
+  locus::runtime_options o = simulated("nabbitc", 20);
   o.pack = 1;
   o.policy_options = {{"hand_offs", "off"}};
   locus::runtime rt(o);
@@ -654,12 +652,7 @@ TEST(NabbitcHandOff, OffLeavesReadyNodesWithTheirReadier) {
 // off, and every node still runs once after its predecessors (the
 // breakdown's categories add up to the nodes).
 TEST(NabbitcHandOff, NabbitHandsNothingOff) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "nabbitc-8x10";
-  o.policy = "ws";
-  o.workers = 20;
-  locus::runtime rt(o);
+  locus::runtime rt(simulated("ws", 20));
   constexpr int rows = stencil_rows, steps = stencil_steps;
   std::vector<std::atomic<int>> runs(rows * steps);
   auto g = locus::make_task_graph<int>(
@@ -688,13 +681,7 @@ TEST(NabbitcHandOff, NabbitHandsNothingOff) {
 // colored attempt misses; the first-steal patience runs out and random
 // steals balance the load (the graph still runs, on more than one worker).
 TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "nabbitc-8x10";
-  o.policy = "nabbitc";
-  o.workers = 10;
-  o.seed = 3;
-  locus::runtime rt(o);
+  locus::runtime rt(simulated("nabbitc", 10, 3));
   std::atomic<int> runs{0};
   auto g = locus::make_static_task_graph<int>(
       [](int k) { return k >= 10 ? std::vector<int>{k - 10, k - 10 + (k % 10 == 9 ? -9 : 1)} : std::vector<int>{}; },
@@ -718,11 +705,7 @@ TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
 // valid color of the other socket for every block, and an invalid one no
 // worker's; good colors follow the static partition of the rows.
 TEST(NabbitcPolicy, BenchmarkColoringsOfTablesTwoAndThree) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "nabbitc-8x10";
-  o.policy = "nabbitc";
-  o.workers = 20;
+  locus::runtime_options o = simulated("nabbitc", 20);
   o.pack = 1;
   locus::runtime rt(o);
   const std::int64_t blocks = 64;
@@ -839,11 +822,7 @@ TEST(TaskGraphLocality, OffUnlessAsked) {
 
 // Colors by place: a worker's color is its place's index.
 TEST(NabbitcPolicy, ColorsByPlace) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "nabbitc-8x10";
-  o.policy = "nabbitc";
-  o.workers = 20;
+  locus::runtime_options o = simulated("nabbitc", 20);
   o.policy_options = {{"colors", "place"}};
   locus::runtime rt(o);
   EXPECT_EQ(locus::num_colors(), locus::num_places());
