@@ -26,7 +26,7 @@
 #include "locus/locus.hpp"
 #include "core/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
 #include "policy/nabbitc/color_sets.hpp"
-#include "common/graph_bench.hpp"  // bench::block_color, bench::g_colors
+#include "common/graph_colors.hpp"  // bench::block_color, bench::g_colors
 
 namespace {
 

@@ -13,12 +13,10 @@
 
 #include <locus/locus.hpp>
 
+#include "common/graph_colors.hpp"  // block_color, g_colors
 #include "common/harness.hpp"
 
 namespace bench {
-
-// The colors of the graph being run (variant::colors), for block_color.
-inline graph_colors g_colors = graph_colors::good;
 
 // Runs variant v of task-graph benchmark b: serial runs the nodes in their
 // serial order (b.run_serial()), locus the task graph (b.run_graph(),
@@ -61,23 +59,6 @@ inline std::string locality_note(const std::optional<locus::graph_locality>& l) 
     << "), after random steal " << l->after_random << " (" << l->after_random_remote << "), handed off "
     << l->handed << " (" << l->handed_remote << ")";
   return s.str();
-}
-
-// The color of block b of `blocks`: the worker a static partition of the
-// rows gives it, as OpenMP static and bench::place_blocks place them. With
-// bad colors (table II) it is the worker half the colors away, on another
-// place whenever a place holds at most half the workers (the machine
-// presets' sockets at 20 workers and more); with invalid colors (table III)
-// a color no worker has.
-inline int block_color(std::int64_t b, std::int64_t blocks) {
-  const int colors = locus::num_colors();
-  const int good = static_cast<int>(b * colors / blocks);
-  switch (g_colors) {
-    case graph_colors::good: return good;
-    case graph_colors::bad: return (good + colors / 2) % colors;
-    case graph_colors::invalid: return colors;
-  }
-  return good;
 }
 
 // The stencil over blocks of rows as a task graph computed on demand from

@@ -25,17 +25,12 @@
 #include <string>
 #include <vector>
 
+#include "common/graph_colors.hpp"   // graph_colors
 #include "common/locus_backend.hpp"  // locus_loops
 
 namespace bench {
 
 enum class impl { serial, locus, tbb, omp };
-// The colors the task-graph benchmarks give their nodes (seed 004 section
-// V-D): the worker that holds the node's data (good); a valid color of a
-// worker on another place, so that colored steals prefer remote work (bad,
-// table II); a color no worker has, so that every colored attempt misses
-// (invalid, table III).
-enum class graph_colors { good, bad, invalid };
 enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
