@@ -160,7 +160,7 @@ TEST_P(PipelineOnWorkers, AnExceptionStopsThePipelineAndReachesTheCaller) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PoliciesWorkersTokens, PipelineOnWorkers,
-                         ::testing::Combine(::testing::Values("ws", "numa-ws", "adws"), ::testing::Values(1, 2, 4),
+                         ::testing::Combine(::testing::Values("ws", "numa-ws", "adws", "tbb-numa"), ::testing::Values(1, 2, 4),
                                             ::testing::Values(1, 3, 16)));
 
 TEST(Pipeline, StoppingAtOnceRunsNoOtherStage) {

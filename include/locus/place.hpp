@@ -11,8 +11,9 @@
 //
 // A hinted task's descendants inherit its place unless they say otherwise
 // (locus::any unsets it; set_hint changes the running task's). Hints are
-// hints: the scheduler may run a task elsewhere to balance load. Only the
-// numa-ws policy acts on them; the others record them and ignore them.
+// hints: the scheduler may run a task elsewhere to balance load. The
+// numa-ws and tbb-numa policies act on them; the others record them and
+// ignore them.
 //
 // A place outside 0..num_places()-1 is an error at the spawn
 // (std::out_of_range naming the place and the range), unless

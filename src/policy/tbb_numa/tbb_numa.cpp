@@ -1,0 +1,251 @@
+#include "policy/tbb_numa/tbb_numa.hpp"
+
+#include <cassert>
+#include <new>
+
+namespace locus::detail {
+
+namespace {
+
+using proxy = tbb_numa_policy::proxy;
+
+// Each side of a proxy claims it once: true for the first, which runs the
+// child; the second frees the proxy. The winner reads what it needs before
+// its claim, since the loser may free the proxy right after.
+bool first_claim(proxy* p) { return p->claims.fetch_add(1, std::memory_order_acq_rel) == 0; }
+void free_proxy(proxy* p) {
+  p->~proxy();
+  free_job(p, sizeof(proxy));
+}
+
+// A proxy the core runs itself (a frame from a deque that did not pass
+// through the policy): the same claim. The policy normally unwraps proxies
+// first (claim_from_deque), so that the scheduler installs the child's
+// context and counts where the hinted child ran.
+frame* run_proxy(frame* f) {
+  auto* p = static_cast<proxy*>(f);
+  frame* child = p->child;
+  if (!first_claim(p)) {
+    free_proxy(p);
+    return nullptr;
+  }
+  current_worker()->ctx = child->ctx;
+  return child->run(child);
+}
+
+bool is_proxy(const frame* f) { return f->run == &run_proxy; }
+
+}  // namespace
+
+tbb_numa_policy::tbb_numa_policy(policy_context& c)
+    : policy_defaults(c),
+      mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.places().num_places))),
+      state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(c.num_workers()))) {
+  for (int p = 0; p < c.places().num_places; ++p) {
+    mailbox& m = mail_[static_cast<std::size_t>(p)];
+    m.allotted = static_cast<int>(c.places().place_workers[static_cast<std::size_t>(p)].size());
+    m.active.store(m.allotted, std::memory_order_relaxed);
+  }
+  for (int i = 0; i < c.num_workers(); ++i) {
+    worker_view& w = c.worker_at(i);
+    // TBB's spawn (parent_first) through route_spawn, and every push tagged
+    // with its proxy's place + 1 (0: not an affinity child), so that a
+    // thief can leave a proxy for an idle place where it is (steal_if).
+    w.hooks |= hook_spawn_order | hook_tag_frames;
+    w.routes_spawns = true;
+  }
+}
+
+tbb_numa_policy::~tbb_numa_policy() {
+  // Proxies left in mailboxes were run from their deques (every child ran
+  // before the pool stopped): this side is the second claim. No worker is
+  // running here, so back to the allocator allocate_job took them from.
+  for (int p = 0; p < ctx->places().num_places; ++p)
+    for (proxy* x : mail_[static_cast<std::size_t>(p)].queue) {
+      assert(x->claims.load() == 1 && "a child left unrun in a mailbox");
+      x->~proxy();
+      ::operator delete(x);
+    }
+}
+
+// ------------------------------------------------------------ spawning
+
+void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
+  const int place = f->ctx.place;
+  if (place == any_place) return w.deque.push_tagged(f, 0);
+  // An affinity child: a proxy in the spawner's deque and in the mailbox
+  // of its place (section 4.4; TBB inserts it into both).
+  auto* p = new (allocate_job(sizeof(proxy))) proxy;
+  p->run = &run_proxy;
+  p->ctx = f->ctx;
+  p->owner = w.id;
+  p->child = f;
+  w.deque.push_tagged(p, static_cast<std::uint32_t>(place) + 1);
+  mailbox& m = mail_[static_cast<std::size_t>(place)];
+  {
+    std::lock_guard guard(m.lock);
+    m.queue.push_back(p);
+    // seq_cst: pairs with has_work_for's load before a worker of the place sleeps.
+    m.size.fetch_add(1, std::memory_order_seq_cst);
+  }
+  ctx->count(w, mailed);
+  ctx->charge(w, mailbox_op, -1);
+  ctx->trace(w, "mailed", -1);
+  wake_place(place);
+}
+
+void tbb_numa_policy::wake_place(int place) {
+  for (int id : ctx->places().place_workers[static_cast<std::size_t>(place)])
+    if (ctx->wake(ctx->worker_at(id))) return;
+}
+
+// ------------------------------------------------------------ retrieval (figure 7)
+
+search_result tbb_numa_policy::find_work(worker_view& w) {
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  mailbox& home = mail_[static_cast<std::size_t>(w.place)];
+  if (st.asleep) {
+    st.asleep = false;
+    home.active.fetch_add(1, std::memory_order_acq_rel);
+  }
+  // Rule 3: own deque, newest first, never bypassing (a revoke).
+  while (frame* f = w.deque.pop())
+    if ((f = claim_from_deque(w, f)) != nullptr) return {f, found_at::own_deque};
+  // Out of its own deque: idle at its place while it searches (figure 9,
+  // set_idle(true)); thieves leave this place's affinity children to it.
+  home.idle.fetch_add(1, std::memory_order_seq_cst);
+  search_result found;
+  if (frame* f = receive(w)) {
+    found = {f, found_at::policy};  // rule 4'
+  } else if (frame* root = ctx->take_root(w)) {
+    found = {root, found_at::roots};  // rule 5: the shared queue
+  } else if (worker_view* victim = choose_victim(w)) {  // rule 6
+    ctx->steal_attempt(w, *victim);
+    if (frame* stolen_frame = steal_from(w, *victim)) {
+      ctx->stole(w);
+      found = {stolen_frame, found_at::steal};
+    }
+  }
+  home.idle.fetch_sub(1, std::memory_order_acq_rel);  // set_idle(false)
+  return found;
+}
+
+frame* tbb_numa_policy::receive(worker_view& w) {
+  mailbox& m = mail_[static_cast<std::size_t>(w.place)];
+  while (m.size.load(std::memory_order_acquire) > 0) {
+    proxy* p = nullptr;
+    {
+      std::lock_guard guard(m.lock);
+      if (m.queue.empty()) return nullptr;
+      p = m.queue.front();
+      m.queue.pop_front();
+      m.size.fetch_sub(1, std::memory_order_relaxed);
+    }
+    frame* child = p->child;
+    const int spawner = p->owner;
+    if (first_claim(p)) {
+      ctx->count(w, received);
+      ctx->charge(w, mailbox_op, spawner);
+      return child;
+    }
+    free_proxy(p);  // its spawner or a thief ran it
+  }
+  return nullptr;
+}
+
+frame* tbb_numa_policy::claim_from_deque(worker_view& w, frame* f) {
+  if (!is_proxy(f)) return f;
+  auto* p = static_cast<proxy*>(f);
+  frame* child = p->child;
+  const bool own = p->owner == w.id;
+  if (!first_claim(p)) {
+    free_proxy(p);
+    return nullptr;
+  }
+  ctx->count(w, own ? revoked : stolen);
+  return child;
+}
+
+// ------------------------------------------------------------ stealing (rule 6)
+
+worker_view* tbb_numa_policy::choose_victim(worker_view& thief) {
+  const auto n = static_cast<std::uint32_t>(ctx->num_workers());
+  if (n < 2) return nullptr;
+  std::uint32_t v = ctx->rng(thief).below(n - 1);
+  if (v >= static_cast<std::uint32_t>(thief.id)) ++v;
+  return &ctx->worker_at(static_cast<int>(v));
+}
+
+bool tbb_numa_policy::is_idle(int place) const {
+  const mailbox& m = mail_[static_cast<std::size_t>(place)];
+  const bool threads_expected = m.active.load(std::memory_order_acquire) < m.allotted;
+  return m.idle.load(std::memory_order_acquire) > 0 || threads_expected;
+}
+
+frame* tbb_numa_policy::steal_from(worker_view& thief, worker_view& victim) {
+  bool bypass = false;
+  frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
+    if (tag == 0) return true;
+    const int place = static_cast<int>(tag) - 1;
+    // Section 4.4.2: leave an affinity child for another place to it while
+    // that place is idle (it will receive the child from its mailbox).
+    bypass = place != thief.place && is_idle(place);
+    return !bypass;
+  });
+  if (bypass) ctx->count(thief, bypassed);
+  return f == nullptr ? nullptr : claim_from_deque(thief, f);
+}
+
+// ------------------------------------------------------------ sync and sleep
+
+// Proxies on top of w's deque whose child its mailbox side ran are garbage;
+// the core expects the frames under them on top when a join completes (a
+// fork_join pops its second branch, a spawn its parent), so they go first.
+// A proxy in a deque with one claim was claimed by its mailbox side: the
+// deque side claims only what it has removed.
+void tbb_numa_policy::drop_dead_proxies(worker_view& w) {
+  while (frame* f = w.deque.looks_empty() ? nullptr : w.deque.pop()) {
+    auto* p = is_proxy(f) ? static_cast<proxy*>(f) : nullptr;
+    if (p == nullptr || p->claims.load(std::memory_order_acquire) == 0) {
+      w.deque.push_tagged(f, p == nullptr ? 0 : static_cast<std::uint32_t>(f->ctx.place) + 1);
+      return;
+    }
+    [[maybe_unused]] const bool first = first_claim(p);
+    assert(!first);
+    free_proxy(p);
+  }
+}
+
+bool tbb_numa_policy::keep_at_sync(worker_view& w, const frame&) {
+  drop_dead_proxies(w);  // every child is done: the group's proxies are dead
+  return true;
+}
+
+frame* tbb_numa_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+  drop_dead_proxies(w);  // the parent resumes here
+  return parent;
+}
+
+bool tbb_numa_policy::has_work_for(worker_view& w) {
+  mailbox& m = mail_[static_cast<std::size_t>(w.place)];
+  if (m.size.load(std::memory_order_seq_cst) > 0) return true;
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  if (!st.asleep) {  // about to sleep: not active at its place (figure 9)
+    st.asleep = true;
+    m.active.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  return false;
+}
+
+policy_entry tbb_numa_entry() {
+  return {
+      .name = "tbb-numa",
+      .make = &make_policy_of<tbb_numa_policy>,
+      // In the order of tbb_numa_policy::counter.
+      .counters = {"mailed", "received", "revoked", "stolen", "bypassed"},
+      // A mailbox insert or receive: one line the other side last wrote.
+      .costs = {{.name = "tbb_mailbox", .lines = 1}},
+  };
+}
+
+}  // namespace locus::detail

@@ -1,0 +1,103 @@
+// `tbb-numa`: the task scheduler of TBB-NUMA (Majo and Gross, seed 001,
+// section 4.3 and 4.4) on locus's default arena:
+//   - TBB's spawn: task_group::spawn queues the child on the spawner's deque
+//     and the parent goes on (parent-first, as a TBB task spawns its
+//     children); fork_join stays work-first.
+//   - sticky task-to-place affinity (4.4): a child spawned with locus::at(p)
+//     is present twice, as in TBB: on the spawner's deque and in the
+//     mailbox of place p, through a proxy that whichever side takes first
+//     runs (the other side drops it). The affinity is never rewritten.
+//   - one mailbox per place, served only by that place's workers (rule 4'
+//     of figure 7): a worker out of its own deque receives from its
+//     place's mailbox before it steals.
+//   - the idle counter and the bypass of figure 9: a worker of place p that
+//     has run out of its own deque counts itself idle at p while it
+//     searches; a thief stealing a proxy for another place leaves it
+//     (bypasses the victim) while p's mailbox is idle or p has fewer
+//     active workers than it is allotted, since p will receive it soon.
+//     Here a worker is active unless it went to sleep; arenas, which will
+//     allot fewer workers than a place has, are issue 14's later step.
+//   - revokes (4.4.3): the spawner's own pops (rule 3) never bypass, so a
+//     proxy nobody at p received runs on its spawner, and every child runs.
+// The retrieval order (figure 7): own deque (3), own place's mailbox (4'),
+// the root queue standing for TBB's shared queue (5; the P+1 queues of
+// 5'-5''' are issue 14's next step), a random victim's deque (6).
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "policy/registry.hpp"
+
+namespace locus::detail {
+
+class tbb_numa_policy : public policy_defaults {
+ public:
+  explicit tbb_numa_policy(policy_context& ctx);
+  ~tbb_numa_policy();
+
+  search_result find_work(worker_view& w);
+  worker_view* choose_victim(worker_view& thief);
+  frame* steal_from(worker_view& thief, worker_view& victim);
+  void route_spawn(worker_view& w, frame* f);
+  bool parent_first(worker_view&, bool fork) { return !fork; }
+  bool keep_at_sync(worker_view& w, const frame& parent);
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
+  bool has_work_for(worker_view& w);
+
+  // Indices in the registry entry's counters and costs. mailed: affinity
+  // children sent to a mailbox; received: run from a mailbox at their place
+  // (successful affinization); revoked: run by their spawner from its deque;
+  // stolen: taken from a deque by a thief (unsuccessful affinization,
+  // section 4.4.2); bypassed: steal attempts that left an affinity child to
+  // its idle place.
+  enum counter : int { mailed, received, revoked, stolen, bypassed };
+  enum cost : int { mailbox_op };
+
+  // The proxy that stands for an affinity child in its spawner's deque and
+  // in its place's mailbox (TBB's task proxy): each of the two sides claims
+  // it once; the first runs the child, the second frees the proxy.
+  struct proxy : frame {
+    frame* child = nullptr;
+    std::atomic<int> claims{0};
+  };
+
+ private:
+  struct alignas(64) mailbox {
+    std::mutex lock;
+    std::deque<proxy*> queue;   // under lock, oldest first
+    std::atomic<int> size{0};   // queue.size(), read without the lock
+    // Figure 9: workers of this place searching beyond their own deque
+    // (set_idle), and how many of the place's workers are awake.
+    std::atomic<int> idle{0};
+    std::atomic<int> active{0};
+    int allotted = 0;
+  };
+  struct alignas(64) worker_state {
+    bool asleep = false;  // counted out of its place's active workers
+  };
+
+  // Figure 9's is_idle: a worker of place p is about to look into its
+  // mailbox, or some worker allotted to p is not active.
+  bool is_idle(int place) const;
+  // Rule 4': the oldest live child in w's place's mailbox, or nullptr.
+  frame* receive(worker_view& w);
+  // The child of a proxy taken from a deque, or nullptr if the mailbox side
+  // ran it (the proxy is then freed). Other frames pass through.
+  frame* claim_from_deque(worker_view& w, frame* f);
+  void wake_place(int place);
+  void drop_dead_proxies(worker_view& w);
+
+  std::unique_ptr<mailbox[]> mail_;
+  std::unique_ptr<worker_state[]> state_;
+};
+
+static_assert(scheduling_policy<tbb_numa_policy>);
+
+// Its registry entry: counters mailed, received, revoked, stolen, bypassed,
+// and the simulated cost of a mailbox operation.
+policy_entry tbb_numa_entry();
+
+}  // namespace locus::detail

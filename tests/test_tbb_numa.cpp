@@ -1,0 +1,183 @@
+// The tbb-numa policy (TBB-NUMA, seed 001, sections 4.3 and 4.4): affinity
+// children are mailed to their place and run there when a worker of the
+// place is free, are revoked by their spawner otherwise, and thieves leave
+// them to an idle place (figure 9); random fork-join programs with hints
+// match their serial result on threads and under the simulator.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/sanitizers.hpp"
+#include "locus/locus.hpp"
+#include "support/random_tree.hpp"
+
+namespace {
+
+locus::runtime_options tbb_numa_on_cores(int workers) {
+  locus::runtime_options o;
+  o.policy = "tbb-numa";
+  o.places = "core";
+  o.workers = workers;
+  o.spin_us = 20;
+  return o;
+}
+
+// The paper's 4 x 8-core Westmere (tbb-numa-westmere-4x8), simulated.
+locus::runtime_options simulated_tbb_numa(int workers, long long seed) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "tbb-numa-westmere-4x8";
+  o.policy = "tbb-numa";
+  o.workers = workers;
+  o.seed = seed;
+  return o;
+}
+
+}  // namespace
+
+TEST(TbbNumaRandomTrees, MatchSerialOnOneToEightThreads) {
+#if defined(LOCUS_TSAN)
+  const int seeds = random_tree::seeds_from("LOCUS_STRESS_SEEDS", 20);
+#else
+  const int seeds = random_tree::seeds_from("LOCUS_STRESS_SEEDS", 60);
+#endif
+  for (int s = 0; s < seeds; ++s) {
+    // Up to 8 workers on 2 cores: oversubscribed, places = cores, so
+    // hinted children cross places and workers are preempted mid-protocol.
+    locus::runtime rt(tbb_numa_on_cores(1 + s % 8));
+    random_tree::tree t{static_cast<std::uint64_t>(s) * 7919 + 5, 4 + s % 2, s % 4 == 0};
+    t.hint_places = locus::num_places();
+    random_tree::check_tree(t, s);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(TbbNumaRandomTrees, MatchSerialOnOneToThirtyTwoSimulatedWorkers) {
+#if defined(LOCUS_ASAN) || defined(LOCUS_TSAN)
+  const int seeds = random_tree::seeds_from("LOCUS_SIM_STRESS_SEEDS", 40);
+#else
+  const int seeds = random_tree::seeds_from("LOCUS_SIM_STRESS_SEEDS", 150);
+#endif
+  std::uint64_t mailed = 0, received = 0, revoked = 0, stolen = 0, bypassed = 0;
+  for (int s = 0; s < seeds; ++s) {
+    locus::runtime rt(simulated_tbb_numa(1 + s % 32, s));
+    random_tree::tree t{static_cast<std::uint64_t>(s) * 31337 + 1, 4 + s % 3, s % 5 == 0};
+    t.hint_places = locus::num_places();
+    locus::reset_stats();
+    random_tree::check_tree(t, s);
+    const auto total = locus::get_stats().total();
+    // Every mailed child ran exactly once, by one of the three ways.
+    ASSERT_EQ(total.counter("mailed"),
+              total.counter("received") + total.counter("revoked") + total.counter("stolen"))
+        << "seed " << s;
+    mailed += total.counter("mailed");
+    received += total.counter("received");
+    revoked += total.counter("revoked");
+    stolen += total.counter("stolen");
+    bypassed += total.counter("bypassed");
+    if (::testing::Test::HasFailure()) return;
+  }
+  // The protocol's three outcomes and the bypass all happened somewhere.
+  EXPECT_GT(received, 0u);
+  EXPECT_GT(revoked, 0u);
+  EXPECT_GT(stolen, 0u);
+  EXPECT_GT(bypassed, 0u);
+  RecordProperty("mailed", std::to_string(mailed));
+  RecordProperty("received", std::to_string(received));
+}
+
+// Section 4.4: with a free worker at every place, children hinted to
+// places run there, received from their place's mailbox; under ws the same
+// program runs them wherever they are taken.
+TEST(TbbNumaSimulated, AffinityChildrenRunAtTheirPlaces) {
+  auto run = [](const char* policy) {
+    locus::runtime_options o = simulated_tbb_numa(32, 11);
+    o.policy = policy;
+    locus::runtime rt(o);
+    const int places = locus::num_places();
+    EXPECT_EQ(places, 4);
+    locus::reset_stats();
+    for (int round = 0; round < 4; ++round) {
+      locus::fork_join([&] {
+        locus::task_group g;
+        for (int i = 0; i < 64; ++i)
+          g.spawn([] { locus::compute(200000); }, locus::at(i % places));  // 0.1 ms: longer than a steal
+        g.sync();
+      }, [] {});
+    }
+    return locus::get_stats().total();
+  };
+  const auto tbb = run("tbb-numa");
+  const auto ws = run("ws");
+  EXPECT_EQ(tbb.at_hinted_place + tbb.off_hinted_place, 256u);
+  EXPECT_GE(tbb.at_hinted_place, 240u) << "off its place: " << tbb.off_hinted_place;
+  EXPECT_GT(tbb.counter("received"), 0u);
+  EXPECT_LT(ws.at_hinted_place, tbb.at_hinted_place);
+}
+
+// Section 4.4.3: the one worker of the other place is busy for the whole
+// group, so the children mailed to that place are revoked: their spawner
+// runs them from its deque (rule 3 never bypasses), and nothing waits
+// forever. Two workers, places = cores: no thief but the busy one.
+TEST(TbbNumaThreads, ChildrenOfABusyPlaceAreRevokedBySpawner) {
+  locus::runtime rt(tbb_numa_on_cores(2));
+  ASSERT_EQ(locus::num_places(), 2);
+  std::atomic<bool> busy{false}, release{false};
+  std::atomic<int> ran{0}, ran_here{0};
+  int spawner_place = -1;
+  locus::reset_stats();
+  locus::fork_join([&] {
+    spawner_place = locus::current_place();
+    const int other = 1 - spawner_place;
+    locus::task_group outer;
+    // Taken by the other place's worker (received, or stolen at its own
+    // place): this worker spins below and pops nothing meanwhile.
+    outer.spawn([&] {
+      busy.store(true);
+      while (!release.load()) {
+      }
+    }, locus::at(other));
+    while (!busy.load()) {
+    }
+    locus::task_group g;
+    for (int i = 0; i < 16; ++i)
+      g.spawn([&] {
+        ran.fetch_add(1);
+        if (locus::current_place() == spawner_place) ran_here.fetch_add(1);
+      }, locus::at(other));
+    g.sync();
+    release.store(true);
+    outer.sync();
+  }, [] {});
+  EXPECT_EQ(ran.load(), 16);
+  EXPECT_EQ(ran_here.load(), 16);
+  const auto total = locus::get_stats().total();
+  EXPECT_EQ(total.counter("mailed"), 17u);
+  EXPECT_EQ(total.counter("revoked"), 16u);
+  EXPECT_EQ(total.counter("received") + total.counter("stolen"), 1u);  // the busy task
+}
+
+TEST(TbbNumaThreads, ExceptionsReachTheSyncAndEveryChildRuns) {
+  locus::runtime rt(tbb_numa_on_cores(4));
+  std::atomic<int> ran{0};
+  bool caught = false;
+  try {
+    locus::fork_join([&] {
+      locus::task_group g;
+      for (int i = 0; i < 100; ++i)
+        g.spawn([&, i] {
+          ran.fetch_add(1);
+          if (i == 37) throw std::runtime_error("child 37");
+        }, locus::at(i % locus::num_places()));
+      g.sync();
+    }, [] {});
+  } catch (const std::runtime_error& e) {
+    caught = std::string(e.what()) == "child 37";
+  }
+  EXPECT_TRUE(caught);
+  EXPECT_EQ(ran.load(), 100);
+}
