@@ -38,7 +38,7 @@ bool is_proxy(const frame* f) { return f->run == &run_proxy; }
 }  // namespace
 
 tbb_numa_policy::tbb_numa_policy(policy_context& c)
-    : policy_defaults(c),
+    : ws_policy(c),
       mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.places().num_places))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(c.num_workers()))) {
   for (int p = 0; p < c.places().num_places; ++p) {
@@ -167,14 +167,6 @@ frame* tbb_numa_policy::claim_from_deque(worker_view& w, frame* f) {
 }
 
 // ------------------------------------------------------------ stealing (rule 6)
-
-worker_view* tbb_numa_policy::choose_victim(worker_view& thief) {
-  const auto n = static_cast<std::uint32_t>(ctx->num_workers());
-  if (n < 2) return nullptr;
-  std::uint32_t v = ctx->rng(thief).below(n - 1);
-  if (v >= static_cast<std::uint32_t>(thief.id)) ++v;
-  return &ctx->worker_at(static_cast<int>(v));
-}
 
 bool tbb_numa_policy::is_idle(int place) const {
   const mailbox& m = mail_[static_cast<std::size_t>(place)];

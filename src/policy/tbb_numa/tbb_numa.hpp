@@ -30,16 +30,17 @@
 #include <mutex>
 
 #include "policy/registry.hpp"
+#include "policy/ws/ws.hpp"
 
 namespace locus::detail {
 
-class tbb_numa_policy : public policy_defaults {
+// Rule 6 picks its victim as ws does (ws_policy::choose_victim).
+class tbb_numa_policy : public ws_policy {
  public:
   explicit tbb_numa_policy(policy_context& ctx);
   ~tbb_numa_policy();
 
   search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view& thief);
   frame* steal_from(worker_view& thief, worker_view& victim);
   void route_spawn(worker_view& w, frame* f);
   bool parent_first(worker_view&, bool fork) { return !fork; }
