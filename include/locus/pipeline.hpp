@@ -22,10 +22,9 @@
 // item to leave.
 //
 // A stage made with a place, make_stage<In, Out>(mode, f, locus::at(p)),
-// runs its items at place p: an item arriving from another place is moved
-// there with a place-hinted task (section 4.4.3 enqueues it to the place's
-// queue; here the policy's handling of place hints decides, as for every
-// hinted spawn: numa-ws moves it, ws runs it where it is).
+// runs its items at place p: an item arriving from another place is
+// enqueued to place p's shared queue (section 4.4.3; task_group::enqueue),
+// which p's workers serve first, under every policy.
 //
 // An exception thrown by a stage stops the pipeline: the first stage makes
 // no more items, items already in flight skip their remaining stages (still
@@ -267,13 +266,14 @@ class run {
     const int here = current_place();
     return here < 0 || (where.place != any.place && here != where.place);
   }
-  // Runs f at place `where`, in a task hinted to it if the caller is away
-  // from it (the policy may move the task or run it here).
+  // Runs f at place `where`: here if the caller is there, else enqueued to
+  // that place's shared queue (section 4.4.3: detached from this worker's
+  // deque, so that this worker cannot revoke it) and joined.
   template <class F>
   static void at_place(place_hint where, F&& f) {
     if (!away(where)) return f();
     task_group g;
-    g.spawn(std::forward<F>(f), parent_first, where);
+    g.enqueue(std::forward<F>(f), where);
     g.sync();
   }
 

@@ -101,6 +101,10 @@ class task_group {
     detail::check_spawn_hints<Hints...>();
     std::forward<F>(f)();
   }
+  template <class F>
+  void enqueue(F&& f, place_hint = any) {
+    std::forward<F>(f)();
+  }
   void sync() {}
 };
 
@@ -144,6 +148,31 @@ class task_group {
                                             place, w);
     }
     spawn_as<pf, placed>(std::forward<F>(f), place, w);
+  }
+
+  // enqueue(f, where): f goes to the shared queue of place `where` (or,
+  // with locus::any, the queue without affinity) instead of this worker's
+  // deque, and sync() waits for it as for a spawned child. A worker of that
+  // place takes it first (TBB-NUMA section 4.4.3: a child detached from its
+  // spawner so that it runs where its data is; docs/usage.md). A place
+  // outside 0..num_places()-1 throws std::out_of_range here.
+  template <class F>
+  void enqueue(F&& f, place_hint where = any) {
+    const std::int32_t place = detail::checked_place(where);
+    detail::worker_view* w = detail::current_worker();
+    if (w != nullptr && w->hooks != 0) [[unlikely]] {
+      if (w->hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
+      hooked_spawn(*w, false);
+    }
+    used_ = true;
+    using job_t = queued_job<std::decay_t<F>>;
+    // From the heap, not a worker's pool: it may be run and freed on a
+    // worker while this thread is not one.
+    auto* job = new (::operator new(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
+    if (w != nullptr) job->ctx = w->ctx;
+    job->ctx.place = place;
+    job->invoke = &invoke_outside<std::decay_t<F>>;
+    detail::enqueue_child(state_, job);
   }
 
  private:

@@ -421,6 +421,34 @@ void spawn_external(group_state& g, frame* job) {
   submit_root(rt, job);
 }
 
+// ---------------------------------------------------------------- enqueue
+
+void enqueue_child(group_state& g, frame* job) {
+  if (current_worker() == nullptr) return spawn_external(g, job);
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  g.stolen = true;  // runs from a shared queue: sync must wait for it
+  queue_shared(*this_worker().rt, job);
+}
+
+namespace {
+frame* run_detached_job(frame* f) {
+  runtime_state& rt = *this_worker().rt;
+  auto* job = static_cast<detached_job*>(f);
+  job->invoke(job);  // runs and frees the job
+  root_finished(rt);
+  return nullptr;
+}
+}  // namespace
+
+void submit_detached(detached_job* job) {
+  job->run = &run_detached_job;
+  runtime_state& rt = pool();
+  if (current_worker() == nullptr) return submit_root(rt, job);
+  // From a task: a root is in flight already, so this starts no computation.
+  root_started(rt);
+  queue_shared(rt, job);
+}
+
 // ---------------------------------------------------------------- work-first spawn from outside
 
 namespace {

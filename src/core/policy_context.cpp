@@ -7,7 +7,7 @@
 
 namespace locus::detail {
 
-frame* policy_context::take_root(worker_view&) const { return rt_->roots.try_pop(); }
+frame* policy_context::take_root(worker_view& w) const { return rt_->roots.try_pop(w.place); }
 
 void policy_context::steal_attempt(worker_view& w, worker_view& victim) const {
   auto& self = static_cast<worker&>(w);

@@ -105,6 +105,7 @@ runtime_state::runtime_state(settings s)
   // call's body), so TSan builds always use the two-switch spawn.
   g_spawn_on_stack = cfg.spawn_on_stack && !sanitizers::thread_sanitizer;
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
+  roots.init(places.num_places);
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {
     const auto idx = static_cast<std::size_t>(i);
@@ -179,6 +180,19 @@ void submit_root(runtime_state& rt, frame* f) {
     const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
     if (rt.policy_filters_work ? (idle >> 32) != 0 : sleeper_should_wake(idle)) wake_sleeper_for(rt, nullptr);
   });
+}
+
+void queue_shared(runtime_state& rt, frame* f) {
+  rt.roots.push(f);
+  // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp),
+  // as in submit_root: it sees the frame, or we see it sleeping. A frame
+  // for a place wakes a sleeper there first (rule 5' takes it there).
+  if ((g_idle_state.load(std::memory_order_seq_cst) >> 32) == 0) return;
+  const int place = f->ctx.place;
+  if (place >= 0 && place < rt.places.num_places && !rt.policy_filters_work)
+    for (int id : rt.places.place_workers[static_cast<std::size_t>(place)])
+      if (wake_if_parked(rt, *rt.workers[static_cast<std::size_t>(id)])) return;
+  if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_sleeper_for(rt, nullptr);
 }
 
 // Busy time: while at least one root task is in flight, by the engine's

@@ -19,8 +19,9 @@
 
 namespace locus::detail {
 
-// Root tasks submitted from outside the pool. A mutex is fine here: this is
-// the entry of a whole computation, not the fast path.
+// One shared queue: root tasks submitted from outside the pool, enqueued
+// tasks, woken waiters. A mutex is fine here: this is the entry of a whole
+// computation or a detached task, not the fast path.
 class injector {
  public:
   void push(frame* f) {
@@ -45,6 +46,39 @@ class injector {
   std::atomic<std::size_t> size_{0};
 };
 
+// The shared queues (TBB-NUMA section 4.4.3): one per place for frames
+// with a place hint and one for the others, taken in the order of figure 7's
+// rules 5', 5'' and 5''': the taker's place's queue, the queue without
+// affinity, then the other places' queues. A hint is a hint: a frame for a
+// place whose workers are all busy still runs elsewhere.
+class root_queues {
+ public:
+  void init(int places) {
+    places_ = places;
+    queues_ = std::make_unique<injector[]>(static_cast<std::size_t>(places) + 1);
+  }
+  void push(frame* f) {
+    const int place = f->ctx.place;
+    queues_[place >= 0 && place < places_ ? static_cast<std::size_t>(place) + 1 : 0].push(f);
+    total_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  frame* try_pop(int place) {
+    if (total_.load(std::memory_order_seq_cst) == 0) return nullptr;
+    frame* f = queues_[static_cast<std::size_t>(place) + 1].try_pop();  // 5'
+    if (f == nullptr) f = queues_[0].try_pop();                         // 5''
+    for (int i = 1; f == nullptr && i < places_; ++i)                    // 5'''
+      f = queues_[static_cast<std::size_t>((place + i) % places_) + 1].try_pop();
+    if (f != nullptr) total_.fetch_sub(1, std::memory_order_relaxed);
+    return f;
+  }
+  bool empty() const { return total_.load(std::memory_order_seq_cst) == 0; }
+
+ private:
+  int places_ = 0;
+  std::unique_ptr<injector[]> queues_;
+  std::atomic<std::size_t> total_{0};  // frames in the queues (counted after their push, until their pop)
+};
+
 struct runtime_state {
   explicit runtime_state(settings s);
   ~runtime_state();
@@ -59,7 +93,7 @@ struct runtime_state {
   bool policy_filters_work = false;  // policy->may_take can say no
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
-  injector roots;
+  root_queues roots;
   std::atomic<int> roots_in_flight{0};  // changed by root_started/root_finished
   std::mutex busy_mutex;
   std::uint64_t busy_since_ns = 0;
@@ -95,6 +129,9 @@ runtime_state& pool();  // starts the pool from the environment if needed
 
 // Submits a root frame from outside the pool and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);
+// Puts a frame in its shared queue from a worker and wakes a worker: one of
+// the frame's place if it has a place hint and one sleeps there.
+void queue_shared(runtime_state& rt, frame* f);
 // A root task entered or left the pool; busy_ns() is the time during which
 // at least one was in flight, by the engine's clock. root_started returns
 // whether this root starts a computation (none was in flight).

@@ -79,16 +79,10 @@ namespace {
 // A waiter was handed the resource: make its task ready on the pool.
 void make_ready(continuation* task) {
   runtime_state& rt = *pool_if_started();  // a task waits, so the pool runs
-  auto push = [&] {
-    rt.roots.push(task);
-    // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp),
-    // as in submit_root: it sees the frame, or we see it sleeping.
-    if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_one_sleeper(rt);
-  };
   if (current_worker() != nullptr)
-    push();
+    queue_shared(rt, task);
   else
-    rt.eng->run_from_outside(push);
+    rt.eng->run_from_outside([&] { queue_shared(rt, task); });
 }
 
 // A task waits: leave its fiber; returns once handed, possibly on another

@@ -216,6 +216,15 @@ void free_job(void* p, std::size_t bytes) noexcept;
 frame* run_parent_first_job(frame* f);            // by whoever took it
 void sync_group(group_state& g);                  // slow path of sync
 void spawn_external(group_state& g, frame* job);  // non-worker parent, parent-first
+// task_group::enqueue: the job goes to its place's shared queue (from a
+// worker or not), counted as outstanding in its group.
+void enqueue_child(group_state& g, frame* job);
+// locus::enqueue: a task nobody joins. It counts as a root in flight until
+// it returns, so the pool does not stop before it has run.
+struct detached_job : frame {
+  void (*invoke)(detached_job*);  // runs and destroys the callable
+};
+void submit_detached(detached_job* job);
 // A work-first spawn from a thread that is not a worker: the child starts at
 // once as a root task on a worker, which first makes the caller's
 // continuation stealable; the caller blocks until the child has returned or

@@ -118,7 +118,7 @@ search_result tbb_numa_policy::find_work(worker_view& w) {
   if (frame* f = receive(w)) {
     found = {f, found_at::policy};  // rule 4'
   } else if (frame* root = ctx->take_root(w)) {
-    found = {root, found_at::roots};  // rule 5: the shared queue
+    found = {root, found_at::roots};  // rules 5', 5'', 5''': the shared queues
   } else if (worker_view* victim = choose_victim(w)) {  // rule 6
     ctx->steal_attempt(w, *victim);
     if (frame* stolen_frame = steal_from(w, *victim)) {

@@ -20,8 +20,8 @@
 //   - revokes (4.4.3): the spawner's own pops (rule 3) never bypass, so a
 //     proxy nobody at p received runs on its spawner, and every child runs.
 // The retrieval order (figure 7): own deque (3), own place's mailbox (4'),
-// the root queue standing for TBB's shared queue (5; the P+1 queues of
-// 5'-5''' are issue 14's next step), a random victim's deque (6).
+// the P+1 shared queues of enqueued tasks (5', 5'', 5''': the core's
+// root_queues, own place first), a random victim's deque (6).
 #pragma once
 
 #include <atomic>
