@@ -164,3 +164,38 @@ TEST(EnqueueDeathTest, AnExceptionEscapingADetachedTaskTerminates) {
     locus::enqueue([] { throw std::runtime_error("lost"); });
   }, "locus::enqueue: a detached task threw: lost");
 }
+
+// Every policy takes enqueued children, also from inside groups it may tie
+// to a cache (the multi-level policies take shared frames only at memory's
+// leader, who steps down while a group is tied to memory), on 1 to 32
+// simulated workers and on threads.
+TEST(TaskGroupEnqueue, EveryPolicyJoinsThem) {
+  for (const std::string& policy : locus::available_policies()) {
+    for (int workers : {1, 8, 32, 2}) {
+      locus::runtime_options o;
+      o.policy = policy;
+      o.workers = workers;
+      if (workers != 2) {
+        o.engine = "sim";
+        o.machine = "numa-ws-4x8";
+      }
+      locus::runtime rt(o);
+      std::atomic<int> ran{0};
+      locus::fork_join([&] {
+        locus::task_group outer(locus::footprint(1 << 20));
+        for (int k = 0; k < 3; ++k)
+          outer.spawn([&] {
+            locus::task_group g;
+            for (int i = 0; i < 20; ++i)
+              g.enqueue([&] {
+                locus::compute(2000);
+                ran.fetch_add(1);
+              }, i % 2 == 0 ? locus::any : locus::at(i % locus::num_places()));
+            g.sync();
+          });
+        outer.sync();
+      }, [] {});
+      EXPECT_EQ(ran.load(), 60) << policy << " on " << workers << " workers";
+    }
+  }
+}

@@ -83,6 +83,13 @@ class cache_leaders {
   const cache_tree& tree() const { return tree_; }
   int lead_of(int worker) const { return lead_[index(worker)].value.load(std::memory_order_acquire); }
   int leader_of(int node) const { return leader_[index(node)].value.load(std::memory_order_acquire); }
+  // Whether `worker` takes frames from the shared queues: memory's leader
+  // (they hold the root tasks, which start at the top of the tree), or
+  // anyone while a group is tied to memory and memory has no leader: the
+  // frames there are then that group's enqueued children and woken waiters
+  // (task_group::enqueue, locus::mutex), which would otherwise wait for
+  // the group's own sync.
+  bool takes_shared(int worker) const { return lead_of(worker) == cache_tree::root || leader_of(cache_tree::root) < 0; }
 
   // Domains: what a task's context names as its level. The tree's nodes
   // (ids below tree().size(): a node's domain is its children) and then the

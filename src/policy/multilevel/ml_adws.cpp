@@ -168,6 +168,8 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
     return {};
   }
+  if (leaders_.takes_shared(w.id))
+    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
   const steal_word s = steal_range(lead);
   if (!s.valid) {  // line 40: not dominated, no steal
     ctx->count(w, undominated_rounds);
@@ -219,7 +221,7 @@ bool ml_adws_policy::has_work_for(worker_view& w) {
 // Roots go to memory's leader; a deque's frames to the leaders of its
 // owner's level whose steal range holds the owner's node.
 bool ml_adws_policy::may_take(const worker_view& w, const worker_view* owner) {
-  if (owner == nullptr) return leaders_.lead_of(w.id) == cache_tree::root;
+  if (owner == nullptr) return leaders_.takes_shared(w.id);
   if (owner == &w) return true;
   const int level = leaders_.level_of(w.id);
   if (level < 0 || level != leaders_.level_of(owner->id)) return false;

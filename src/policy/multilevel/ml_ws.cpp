@@ -38,6 +38,8 @@ search_result ml_ws_policy::find_work(worker_view& w) {
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
     return {};
   }
+  if (leaders_.takes_shared(w.id))
+    if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
   // One random steal among the leaders of the same level.
   const int parent = leaders_.domain_of(lead);
   const auto& siblings = leaders_.children_of(parent);
@@ -73,10 +75,10 @@ bool ml_ws_policy::has_work_for(worker_view& w) {
   return false;
 }
 
-// Roots go to memory's leader; a deque's frames to the leaders of its
-// owner's level.
+// Roots go to memory's leader (takes_shared); a deque's frames to the
+// leaders of its owner's level.
 bool ml_ws_policy::may_take(const worker_view& w, const worker_view* owner) {
-  if (owner == nullptr) return leaders_.lead_of(w.id) == cache_tree::root;
+  if (owner == nullptr) return leaders_.takes_shared(w.id);
   if (owner == &w) return true;
   const int level = leaders_.level_of(w.id);
   return level >= 0 && level == leaders_.level_of(owner->id);
