@@ -183,12 +183,14 @@ void submit_root(runtime_state& rt, frame* f) {
 }
 
 void queue_shared(runtime_state& rt, frame* f) {
+  // Read before the push: a taker may run f at once, and a woken waiter's
+  // frame lives on its task's stack, which is reused as soon as it resumes.
+  const int place = f->ctx.place;
   rt.roots.push(f);
   // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp),
   // as in submit_root: it sees the frame, or we see it sleeping. A frame
   // for a place wakes a sleeper there first (rule 5' takes it there).
   if ((g_idle_state.load(std::memory_order_seq_cst) >> 32) == 0) return;
-  const int place = f->ctx.place;
   if (place >= 0 && place < rt.places.num_places && !rt.policy_filters_work)
     for (int id : rt.places.place_workers[static_cast<std::size_t>(place)])
       if (wake_if_parked(rt, *rt.workers[static_cast<std::size_t>(id)])) return;
