@@ -20,13 +20,11 @@
 #include <locus/locus.hpp>
 
 #include "common/harness.hpp"
+#include "common/hash_rounds.hpp"
 
 namespace {
 
-std::uint64_t hash_rounds(std::uint64_t v, std::int64_t rounds) {
-  for (std::int64_t r = 0; r < rounds; ++r) v = (v ^ (v >> 29)) * 0xbf58476d1ce4e5b9ULL + 0x9e3779b97f4a7c15ULL;
-  return v;
-}
+using bench::hash_rounds;
 
 std::uint64_t fold(std::uint64_t sum, std::uint64_t v) { return sum * 1099511628211ULL + v; }
 
