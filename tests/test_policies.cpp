@@ -32,7 +32,7 @@ class probe_policy : public policy_defaults {
       : policy_defaults(c), second_(std::make_unique<work_deque[]>(static_cast<std::size_t>(c.num_workers()))) {
     for (int i = 0; i < c.num_workers(); ++i) {
       c.worker_at(i).hooks |= hook_spawn_order | hook_task_events;
-      c.worker_at(i).routes_spawns = true;
+      c.worker_at(i).routes_spawns = spawn_routing::all;
     }
   }
   void route_spawn(worker_view& w, frame* f) {
@@ -63,7 +63,7 @@ class probe_policy : public policy_defaults {
     }
     return default_search(*this, *ctx, w);
   }
-  bool parent_first(worker_view& w, bool fork) {
+  bool parent_first(worker_view& w, bool fork, std::int32_t) {
     (fork ? g_probe.asked_fork : g_probe.asked_spawn).fetch_add(1, std::memory_order_relaxed);
     return (w.ctx.policy[1]++ & 1) != 0;  // per task: alternate (the context is the task's own)
   }

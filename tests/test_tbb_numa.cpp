@@ -181,3 +181,53 @@ TEST(TbbNumaThreads, ExceptionsReachTheSyncAndEveryChildRuns) {
   EXPECT_TRUE(caught);
   EXPECT_EQ(ran.load(), 100);
 }
+
+// Only a child hinted at another place than its spawner's is mailed when
+// every place has one worker; the others are plain parent-first children.
+// In one group the two kinds mix in any order, and the sync finds every
+// child (a proxy on top of the group's own children goes back to the
+// scheduler, which runs both). The other place's one worker is busy for
+// the whole test, so nothing is stolen and the counts are exact.
+TEST(TbbNumaThreads, OnlyChildrenForAnotherPlaceAreMailed) {
+  locus::runtime rt(tbb_numa_on_cores(2));
+  ASSERT_EQ(locus::num_places(), 2);
+  locus::reset_stats();
+  std::atomic<bool> busy{false}, release{false};
+  int ran = 0;
+  std::uint64_t elsewhere = 0;
+  locus::fork_join([&] {
+    const int here = locus::current_place();
+    const int other = 1 - here;
+    locus::task_group outer;
+    outer.spawn([&] {
+      busy.store(true);
+      while (!release.load()) {
+      }
+    }, locus::at(other));
+    while (!busy.load()) {
+    }
+    for (int order = 0; order < 4; ++order) {
+      locus::task_group g;
+      for (int i = 0; i < 6; ++i) {
+        const bool away = ((i + order) % 3) == 0;
+        elsewhere += away;
+        if (i % 2 == 0) g.spawn([&] { ++ran; }, locus::at(away ? other : here));
+        else g.spawn([&] { ++ran; }, away ? locus::at(other) : locus::any);
+      }
+      g.sync();
+    }
+    // fork_join: a branch hinted at another place is mailed too; the
+    // other runs here.
+    locus::fork_join(locus::at(other, [&] { ++ran; }), [&] { ++ran; });
+    locus::fork_join([&] { ++ran; }, locus::at(other, [&] { ++ran; }));
+    locus::fork_join(locus::at(other, [&] { ++ran; }), locus::at(other, [&] { ++ran; }));
+    locus::fork_join(locus::at(here, [&] { ++ran; }), [&] { ++ran; });
+    release.store(true);
+    outer.sync();
+  }, [] {});
+  EXPECT_EQ(ran, 4 * 6 + 8);
+  const auto total = locus::get_stats().total();
+  EXPECT_EQ(total.counter("mailed"), elsewhere + 3 + 1);  // + the busy task
+  EXPECT_EQ(total.counter("revoked"), elsewhere + 3);
+  EXPECT_EQ(total.counter("received") + total.counter("stolen"), 1u);  // the busy task
+}

@@ -145,20 +145,35 @@ void invoke_callable(void* g) {
 template <class F, class G>
 void run_whole(void* pair);
 
-// The policy chose parent-first (hook_spawn_order): both branches are
-// queued as parent-first children, each with its place, and the parent
-// syncs; each branch's exception is kept apart so that f's still wins over g's.
+// The policy chose parent-first (hook_spawn_order), as a TBB task spawns a
+// child and then executes the other itself: one branch is queued as a
+// parent-first child with its place (the policy may route it: tbb-numa
+// mails it), the other runs here with its place, and the parent syncs.
+// The queued one is g, unless only f is hinted at a place other than the
+// spawner's (`here`): that one leaves, and the branch for here stays
+// (TBB-NUMA section 4.4.3, submission order). Each branch's exception is
+// kept apart so that f's still wins over g's.
 template <class F, class G>
-[[gnu::noinline]] void both_parent_first(F& f, G& g, std::int32_t f_place, std::int32_t g_place) {
+[[gnu::noinline]] void both_parent_first(F& f, G& g, std::int32_t f_place, std::int32_t g_place, int here) {
+  const auto elsewhere = [here](std::int32_t p) -> bool { return p != detail::any_place && p != here; };
+  const bool queue_f = elsewhere(f_place) && !elsewhere(g_place);
   std::exception_ptr errors[2];
+  auto run_f = [&] {
+    try { f(); } catch (...) { errors[0] = std::current_exception(); }
+  };
+  auto run_g = [&] {
+    try { g(); } catch (...) { errors[1] = std::current_exception(); }
+  };
   {
     task_group both;
-    both.spawn([&] {
-      try { f(); } catch (...) { errors[0] = std::current_exception(); }
-    }, parent_first, place_hint{f_place});
-    both.spawn([&] {
-      try { g(); } catch (...) { errors[1] = std::current_exception(); }
-    }, parent_first, place_hint{g_place});
+    if (queue_f) both.spawn(run_f, parent_first, place_hint{f_place});
+    else both.spawn(run_g, parent_first, place_hint{g_place});
+    detail::worker_view* w = detail::current_worker();
+    const detail::task_context parent_ctx = w->ctx;
+    w->ctx.place = queue_f ? g_place : f_place;
+    if (queue_f) run_g();
+    else run_f();
+    detail::current_worker()->ctx = parent_ctx;  // it may have resumed on another worker
     both.sync();
   }
   for (auto& e : errors)
@@ -235,9 +250,13 @@ template <class F, class G>
       return false;
     }
   }
-  if (detail::push_fork_hooked(w, &job)) return true;
+  // The policy decides for the branch that would be pushed (g), or for f if
+  // only f is hinted.
+  const std::int32_t branch_place = detail_branch::hinted<F> && !detail_branch::hinted<G> ? f_place : job.ctx.place;
+  if (detail::push_fork_hooked(w, &job, branch_place)) return true;
   // The policy chose parent-first; each branch keeps its place.
-  both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place);
+  both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place,
+                    w.place);
   return false;
 }
 }  // namespace detail_fj

@@ -8,12 +8,16 @@
 //   locus::parallel_for(0, n, body, locus::static_partition);   // block k on worker k
 //   locus::loop_affinity aff;                                    // across time steps:
 //   locus::parallel_for(0, n, body, aff);                        //   same sub-range, same worker
+//   locus::block_distribution rows(n);                           // data distribution:
+//   locus::parallel_for(0, n, body, rows);                       //   sub-range at its data's place
 //
 // How the range is divided (locus/partition.hpp): without a grain, lazy
 // binary splitting (split only when this worker's deque is empty, so when a
 // thief may want work); with a grain, halves down to pieces of at most grain
 // iterations; with static_partition, one contiguous block per worker; with a
-// loop_affinity, a few sub-ranges per worker, each where it ran last time.
+// loop_affinity, a few sub-ranges per worker, each where it ran last time;
+// with a distribution (locus/distribution.hpp), halves hinted at their
+// place (locus::at) until each has one, then as without it inside.
 // Pieces run left to right in the serial elision. Each fork carries its
 // halves' iteration counts as work hints (locus/hints.hpp: read by adws). An empty or reversed range
 // runs nothing. grain must be at least 1.
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/distribution.hpp"
 #include "locus/fork_join.hpp"
 #include "locus/hints.hpp"
 #include "locus/partition.hpp"
@@ -285,6 +290,119 @@ T partitioned_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const
   return total;
 }
 
+// Data distributions (TBB-NUMA section 4.5, NACS).
+template <class D>
+inline constexpr bool is_distribution_v = std::is_base_of_v<distribution, std::remove_cvref_t<D>>;
+
+inline void check_distribution(std::int64_t n, const distribution& d, const char* who) {
+  if (n != d.size())
+    throw std::invalid_argument(std::string(who) + ": the loop has " + std::to_string(n) +
+                                " iterations but its distribution describes " + std::to_string(d.size()) +
+                                " (iteration begin + k is element k of the distribution)");
+}
+
+// Where sub-range [lo, hi) is sent as the loop unfolds: its place, or if
+// it spans several, the place of its first iteration, so that the upper
+// levels of the tree go where their first leaves are and are unfolded
+// there (for a block distribution over 2^k places, every half lands on the
+// place of the blocks it holds).
+inline int unfold_place(const distribution& d, std::int64_t lo, int place) {
+#ifdef LOCUS_SERIAL_ELISION
+  (void)d;
+  (void)lo;
+  return place;
+#else
+  return place != -1 ? place : detail::checked_place_of(d, lo, lo + 1);
+#endif
+}
+
+// Unfolds [lo, hi) in halves, each forked with its unfold_place (d's
+// places are relative to `base`, the loop's begin) and its iteration count
+// as work, until a sub-range has a place (`place`, d.place_of) and is at
+// most `grain` iterations (grain 0: any size); leaf(lo, hi) runs it.
+// Submission order (TBB-NUMA section 4.4.3): the half for this worker's
+// place runs here and the other is forked off, so it is offered to its
+// place first.
+template <class T, class Leaf, class Combine>
+T distributed_split(std::int64_t lo, std::int64_t hi, std::int64_t base, std::int64_t grain, const distribution& d,
+                    int place, const T& identity, Leaf& leaf, Combine& combine) {
+  if (hi - lo == 1 || (place != -1 && (grain == 0 || hi - lo <= grain))) return leaf(lo, hi);
+  const std::int64_t mid = lo + (hi - lo) / 2;
+#ifdef LOCUS_SERIAL_ELISION
+  const int left_place = -1, right_place = -1;
+#else
+  const int left_place = detail::checked_place_of(d, lo - base, mid - base);
+  const int right_place = detail::checked_place_of(d, mid - base, hi - base);
+#endif
+  const int left_to = unfold_place(d, lo - base, left_place);
+  const int right_to = unfold_place(d, mid - base, right_place);
+  T left = identity;
+  T right = identity;
+  auto run_left = [&] { left = distributed_split(lo, mid, base, grain, d, left_place, identity, leaf, combine); };
+  auto run_right = [&] { right = distributed_split(mid, hi, base, grain, d, right_place, identity, leaf, combine); };
+  auto first = with(run_left, place_hint{left_to}, work(double(mid - lo)));
+  auto second = with(run_right, place_hint{right_to}, work(double(hi - mid)));
+#ifndef LOCUS_SERIAL_ELISION
+  if (right_to != left_to && right_to == current_place()) {
+    fork_join(std::move(second), std::move(first));
+    return combine(std::move(left), std::move(right));
+  }
+#endif
+  fork_join(std::move(first), std::move(second));
+  return combine(std::move(left), std::move(right));
+}
+
+// The whole range, sent to its unfold_place like any sub-range.
+template <class T, class Leaf, class Combine>
+T distributed_root(std::int64_t lo, std::int64_t hi, std::int64_t grain, const distribution& d, int place,
+                   const T& identity, Leaf& leaf, Combine& combine) {
+  const int to = unfold_place(d, 0, place);
+  if (to == -1) return distributed_split(lo, hi, lo, grain, d, place, identity, leaf, combine);
+  T result = identity;
+  fork_join(with([&] { result = distributed_split(lo, hi, lo, grain, d, place, identity, leaf, combine); },
+                 place_hint{to}),
+            [] {});
+  return result;
+}
+
+// parallel_for's: no result to combine.
+struct no_result {};
+struct combine_nothing {
+  no_result operator()(no_result, no_result) const { return {}; }
+};
+
+template <class Body>
+void distributed_for(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body& body, const distribution& d,
+                     const char* who) {
+  check_distribution(hi - lo, d, who);
+  const std::int64_t chunk = auto_chunk(hi - lo);
+  auto leaf = [&](std::int64_t a, std::int64_t b) {
+    split_any(a, b, grain, chunk, body);
+    return no_result{};
+  };
+  combine_nothing nothing;
+#ifdef LOCUS_SERIAL_ELISION
+  const int place = 0;  // no pool: run it whole
+#else
+  const int place = detail::checked_place_of(d, 0, hi - lo);
+#endif
+  distributed_root(lo, hi, grain, d, place, no_result{}, leaf, nothing);
+}
+
+template <class T, class Body, class Combine>
+T distributed_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, const T& identity, Body& body,
+                     Combine& combine, const distribution& d) {
+  check_distribution(hi - lo, d, "locus::parallel_reduce");
+  const std::int64_t chunk = auto_chunk(hi - lo);
+  auto leaf = [&](std::int64_t a, std::int64_t b) { return split_reduce_any(a, b, grain, chunk, identity, body, combine); };
+#ifdef LOCUS_SERIAL_ELISION
+  const int place = 0;
+#else
+  const int place = detail::checked_place_of(d, 0, hi - lo);
+#endif
+  return distributed_root(lo, hi, grain, d, place, identity, leaf, combine);
+}
+
 // [begin, end) as 64-bit bounds; an empty or reversed range runs nothing.
 struct bounds {
   std::int64_t lo, hi;
@@ -354,7 +472,7 @@ void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, loop_
 }
 
 template <class Index, class T, class Body, class Combine>
-  requires(!detail_loop::is_partition_v<Combine>)
+  requires(!detail_loop::is_partition_v<Combine> && !detail_loop::is_distribution_v<Combine>)
 T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
@@ -391,6 +509,49 @@ T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& com
   detail_loop::check_reduce_body<T, Body>();
   if (r.empty()) return identity;
   return detail_loop::partitioned_reduce(r.lo, r.hi, 0, identity, body, combine, part);
+}
+
+// With a data distribution (locus/distribution.hpp): each sub-range hinted
+// at the place of its data; the loop's length must be d.size().
+template <class Index, class Body>
+void parallel_for(Index begin, Index end, Body&& body, const distribution& d) {
+  const auto r = detail_loop::range_of(begin, end);
+  if (r.empty()) return detail_loop::check_distribution(0, d, "locus::parallel_for");
+  detail_loop::distributed_for(r.lo, r.hi, 0, body, d, "locus::parallel_for");
+}
+
+// A distribution with a grain: sub-ranges of at most `grain` iterations,
+// each at its place.
+template <class Index, class Body>
+void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, const distribution& d) {
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_grain(grain, "locus::parallel_for");
+  if (r.empty()) return detail_loop::check_distribution(0, d, "locus::parallel_for");
+  detail_loop::distributed_for(r.lo, r.hi, grain, body, d, "locus::parallel_for");
+}
+
+template <class Index, class T, class Body, class Combine>
+T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine, const distribution& d) {
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
+  if (r.empty()) {
+    detail_loop::check_distribution(0, d, "locus::parallel_reduce");
+    return identity;
+  }
+  return detail_loop::distributed_reduce(r.lo, r.hi, 0, identity, body, combine, d);
+}
+
+template <class Index, class T, class Body, class Combine>
+T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
+                  const distribution& d) {
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
+  detail_loop::check_grain(grain, "locus::parallel_reduce");
+  if (r.empty()) {
+    detail_loop::check_distribution(0, d, "locus::parallel_reduce");
+    return identity;
+  }
+  return detail_loop::distributed_reduce(r.lo, r.hi, grain, identity, body, combine, d);
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS

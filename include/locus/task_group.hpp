@@ -162,7 +162,7 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w != nullptr && w->hooks != 0) [[unlikely]] {
       if (w->hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
-      hooked_spawn(*w, false);
+      hooked_spawn(*w, false, place);
     }
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
@@ -248,10 +248,10 @@ class task_group {
   // Cold: the policy asked for hooks on this worker (worker_view::hooks).
   // Reports the group's first spawn (since creation or the last sync) and,
   // for a work-first spawn, returns the policy's choice of parent-first.
-  [[gnu::noinline]] bool hooked_spawn(detail::worker_view& w, bool work_first) {
+  [[gnu::noinline]] bool hooked_spawn(detail::worker_view& w, bool work_first, std::int32_t place) {
     if (!used_ && (w.hooks & detail::hook_task_events)) detail::policy_group_created(w, state_);
     used_ = true;
-    return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false);
+    return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false, place);
   }
 
   // Cold, and out of line so that spawn stays small enough to inline: a
@@ -274,7 +274,7 @@ class task_group {
       distribute<F>(w, f, place, work, false);
       return true;
     }
-    if (!hooked_spawn(w, true)) return false;
+    if (!hooked_spawn(w, true, place)) return false;
     queue_child(w, std::forward<F>(f), place);
     return true;
   }
@@ -343,14 +343,14 @@ class task_group {
       if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
         if (w.hooks & detail::hook_trace) return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);
       }
-      hooked_spawn(w, false);
+      hooked_spawn(w, false, place);
     }
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
     job->ctx = w.ctx;
     job->ctx.place = place;
-    if (w.routes_spawns) [[unlikely]] {
+    if (detail::routes_to(w, place)) [[unlikely]] {
       detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
     } else {
       ++state_.parent_first_pending;

@@ -248,11 +248,18 @@ void sync_group(group_state& g) {
   while (g.parent_first_pending > 0) {
     frame* f = w->deque.pop();
     if (f == nullptr) break;
+    // Everything pushed after this group's children was joined before this
+    // sync, so the newest frames are this group's own: its parent-first
+    // jobs, or a frame the policy's route_spawn pushed for another of its
+    // children (routes_to: tbb-numa's proxies), which goes back; the
+    // scheduler runs it and what lies under it while this task waits.
+    if (f->run != &run_parent_first_job) {
+      push_own(*w, f);
+      break;
+    }
     --g.parent_first_pending;
     auto* job = static_cast<parent_first_job*>(f);
-    // Everything pushed after this group's children was joined before this
-    // sync, so the newest frames are this group's own.
-    assert(job->run == &run_parent_first_job && job->group == &g);
+    assert(job->group == &g);
     const task_context parent_ctx = w->ctx;
     w->ctx = job->ctx;  // the child's context, inherited by what it spawns
     if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::begin, job);
@@ -340,12 +347,12 @@ frame* run_parent_first_job(frame* f) {
   return parent_ready(g->waiter, ready_reason::last_child_returned);
 }
 
-bool policy_spawns_parent_first(worker_view& w, bool fork) {
-  return static_cast<worker&>(w).rt->policy->parent_first(w, fork);
+bool policy_spawns_parent_first(worker_view& w, bool fork, std::int32_t place) {
+  return static_cast<worker&>(w).rt->policy->parent_first(w, fork, place);
 }
 
-bool push_fork_hooked(worker_view& w, frame* job) {
-  if ((w.hooks & hook_spawn_order) && policy_spawns_parent_first(w, true)) return false;
+bool push_fork_hooked(worker_view& w, frame* job, std::int32_t place) {
+  if ((w.hooks & hook_spawn_order) && policy_spawns_parent_first(w, true, place)) return false;
   push_own(w, job);
   return true;
 }

@@ -6,6 +6,7 @@
 
 #include "core/runtime_state.hpp"
 #include "locus/annotate.hpp"
+#include "locus/distribution.hpp"
 #include "locus/memory.hpp"
 #include "memory/mapping.hpp"
 #include "memory/node_policy.hpp"
@@ -31,24 +32,46 @@ void place_range(std::string_view call, const place_nodes& nodes, void* address,
   simulate_place_pages(address, bytes, node);
 }
 
+// The pages of the `count` elements at `base`, each to the place of the
+// element holding its first byte (the first, partial page with element 0;
+// the last, partial page with the element it starts in): place_of(e) is
+// that place, or -1 to leave the page alone. Runs of pages with one place
+// go in one call.
+template <class PlaceOf>
+void place_by_element(std::string_view call, const runtime_state& rt, char* base, std::size_t count,
+                      std::size_t element_bytes, bool existing, PlaceOf&& place_of) {
+  const place_nodes nodes = nodes_of_places(rt);
+  const std::size_t page = page_bytes();
+  const auto start = reinterpret_cast<std::uintptr_t>(base);
+  const std::uintptr_t first_page = start / page * page;
+  const std::uintptr_t end = (start + count * element_bytes + page - 1) / page * page;
+  std::uintptr_t run_start = first_page;
+  int run_place = -1;
+  const auto flush = [&](std::uintptr_t run_end) {
+    if (run_place >= 0 && run_start < run_end)
+      place_range(call, nodes, reinterpret_cast<void*>(run_start), run_end - run_start, run_place, existing);
+  };
+  for (std::uintptr_t a = first_page; a < end; a += page) {
+    const std::size_t element = a <= start ? 0 : (a - start) / element_bytes;
+    const int place = place_of(element);
+    if (place >= 0) check_place(call, place, rt.places.num_places);
+    if (a == first_page || place != run_place) {
+      flush(a);
+      run_start = a;
+      run_place = place;
+    }
+  }
+  flush(end);
+}
+
 // Block p of the `count` elements at `base` (place_block) to place p: page
 // k goes with the block holding its first byte; the first page of the range
 // with the first block.
 void partition_range(std::string_view call, const runtime_state& rt, char* base, std::size_t count,
                      std::size_t element_bytes, bool existing) {
-  const int places = rt.places.num_places;
-  const place_nodes nodes = nodes_of_places(rt);
-  const std::size_t page = page_bytes();
-  const auto start = reinterpret_cast<std::uintptr_t>(base);
-  const auto page_start = [&](std::size_t element) -> std::uintptr_t {
-    return (start + element * element_bytes + page - 1) / page * page;
-  };
-  for (int p = 0; p < places; ++p) {
-    const block_range block = place_block(count, p, places);
-    const std::uintptr_t first = p == 0 ? start / page * page : page_start(block.begin);
-    const std::uintptr_t last = page_start(block.end);
-    if (first < last) place_range(call, nodes, reinterpret_cast<void*>(first), last - first, p, existing);
-  }
+  const block_distribution blocks(static_cast<std::int64_t>(count), rt.places.num_places);
+  place_by_element(call, rt, base, count, element_bytes, existing,
+                   [&](std::size_t e) { return blocks.place_of(static_cast<std::int64_t>(e)); });
 }
 
 // Pages [address, address + bytes) round-robin over the places' nodes.
@@ -108,6 +131,19 @@ void move_to_places(void* data, std::size_t count, std::size_t element_bytes) {
   detail::partition_range("locus::move_to_places", detail::pool(), static_cast<char*>(data), count, element_bytes,
                           true);
 }
+
+namespace detail {
+void distribute_pages(void* data, std::size_t count, std::size_t element_bytes, const distribution& d) {
+  if (count == 0 || d.size() == 0) return;
+  const auto size = static_cast<unsigned __int128>(d.size());
+  place_by_element("locus::distribute", pool(), static_cast<char*>(data), count, element_bytes, true,
+                   [&](std::size_t e) {
+                     // Element e stands for iteration floor(e * size / count).
+                     const auto i = static_cast<std::int64_t>(e * size / count);
+                     return d.place_of(i, i + 1);
+                   });
+}
+}  // namespace detail
 
 void move_interleaved(void* data, std::size_t count, std::size_t element_bytes) {
   if (count == 0) return;

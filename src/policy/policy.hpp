@@ -98,7 +98,7 @@ struct policy_defaults {
   frame* on_ready(worker_view&, frame* parent, ready_reason) { return parent; }
   void route_spawn(worker_view& w, frame* f) { w.deque.push(f); }
   bool has_work_for(worker_view&) { return false; }
-  bool parent_first(worker_view&, bool /*fork*/) { return false; }
+  bool parent_first(worker_view&, bool /*fork*/, std::int32_t /*place*/) { return false; }
   void on_task(worker_view&, task_event, const frame*) {}
   void on_group(worker_view&, group_event, const group_state*) {}
   bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
@@ -140,7 +140,7 @@ class policy_base {
   virtual void route_spawn(worker_view& w, frame* f) = 0;
   virtual bool has_work_for(worker_view& w) = 0;
   virtual search_result find_work(worker_view& w) = 0;
-  virtual bool parent_first(worker_view& w, bool fork) = 0;
+  virtual bool parent_first(worker_view& w, bool fork, std::int32_t place) = 0;
   virtual void on_task(worker_view& w, task_event e, const frame* f) = 0;
   virtual void on_group(worker_view& w, group_event e, const group_state* g) = 0;
   virtual bool may_take(const worker_view& w, const worker_view* owner) = 0;
@@ -170,7 +170,7 @@ class policy_adapter final : public policy_base {
     else
       return default_search(impl_, *ctx_, w);
   }
-  bool parent_first(worker_view& w, bool fork) override { return impl_.parent_first(w, fork); }
+  bool parent_first(worker_view& w, bool fork, std::int32_t place) override { return impl_.parent_first(w, fork, place); }
   void on_task(worker_view& w, task_event e, const frame* f) override { impl_.on_task(w, e, f); }
   void on_group(worker_view& w, group_event e, const group_state* g) override { impl_.on_group(w, e, g); }
   bool may_take(const worker_view& w, const worker_view* owner) override { return impl_.may_take(w, owner); }

@@ -21,6 +21,11 @@ struct owner_counter {
   std::uint64_t read() const noexcept { return value.load(std::memory_order_relaxed); }
 };
 
+// Which parent-first children a policy's route_spawn receives: none, all,
+// those with a place, or those whose place is not the spawner's
+// (routes_to below).
+enum class spawn_routing : std::uint8_t { none, all, hinted, elsewhere };
+
 struct worker_view {
   work_deque deque;
   owner_counter spawns;
@@ -29,9 +34,9 @@ struct worker_view {
   // The running task's context (frame.hpp), inherited by the frames it
   // creates: its place hint (NUMA-WS III-A) and the policy's state.
   task_context ctx;
-  // Set by a policy that decides where parent-first children go (CATS puts
-  // inter-socket tasks in a socket pool); otherwise they go on this deque.
-  bool routes_spawns = false;
+  // Set by a policy that decides where parent-first children go (tbb-numa
+  // mails the hinted ones); the others go on this deque.
+  spawn_routing routes_spawns = spawn_routing::none;
   // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
   // numa-ws, so the fast path pays one test of a byte on a hot line.
   std::uint8_t hooks = 0;
@@ -87,12 +92,26 @@ inline void push_own(worker_view& w, frame* f) {
     w.deque.push(f);
 }
 
+// Whether a parent-first child for `place` goes to the policy's route_spawn
+// (worker_view::routes_spawns) rather than on w's own deque.
+inline bool routes_to(const worker_view& w, std::int32_t place) {
+  switch (w.routes_spawns) {
+    case spawn_routing::none: return false;
+    case spawn_routing::all: return true;
+    case spawn_routing::hinted: return place != any_place;
+    case spawn_routing::elsewhere: return place != any_place && place != w.place;
+  }
+  return false;
+}
+
 // The policy's spawn-time decision (hook_spawn_order; join.cpp). `fork` is
-// true for fork_join, false for task_group::spawn.
-bool policy_spawns_parent_first(worker_view& w, bool fork);
+// true for fork_join, false for task_group::spawn; `place` is where the new
+// work is hinted (any_place: nowhere).
+bool policy_spawns_parent_first(worker_view& w, bool fork, std::int32_t place);
 // fork_join on a worker with hooks: pushes the second branch as push_own
-// does, unless the policy chose parent-first; returns whether it pushed.
-bool push_fork_hooked(worker_view& w, frame* job);
+// does, unless the policy chose parent-first for work hinted at `place`;
+// returns whether it pushed.
+bool push_fork_hooked(worker_view& w, frame* job, std::int32_t place);
 // A task group's first spawn on a worker whose policy observes task events;
 // marks the group so that its sync takes the slow path, which reports it.
 struct group_state;

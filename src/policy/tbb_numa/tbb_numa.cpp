@@ -46,13 +46,20 @@ tbb_numa_policy::tbb_numa_policy(policy_context& c)
     m.allotted = static_cast<int>(c.places().place_workers[static_cast<std::size_t>(p)].size());
     m.active.store(m.allotted, std::memory_order_relaxed);
   }
+  // A child hinted at its spawner's own place is mailed only if the place
+  // has other workers to receive it; with one worker per place (places =
+  // cores) the spawner alone would, so it is a plain parent-first child:
+  // no proxy, no lock.
+  bool shared_places = false;
+  for (int p = 0; p < c.places().num_places; ++p) shared_places |= mail_[static_cast<std::size_t>(p)].allotted > 1;
   for (int i = 0; i < c.num_workers(); ++i) {
     worker_view& w = c.worker_at(i);
-    // TBB's spawn (parent_first) through route_spawn, and every push tagged
-    // with its proxy's place + 1 (0: not an affinity child), so that a
-    // thief can leave a proxy for an idle place where it is (steal_if).
+    // TBB's spawn (parent_first), the hinted children through route_spawn.
+    // Every push is tagged with ctx.policy[0] (push_own): a proxy's place
+    // + 1, 0 for every other frame, so that a thief can leave a proxy for
+    // an idle place where it is (steal_if).
     w.hooks |= hook_spawn_order | hook_tag_frames;
-    w.routes_spawns = true;
+    w.routes_spawns = shared_places ? spawn_routing::hinted : spawn_routing::elsewhere;
   }
 }
 
@@ -72,15 +79,16 @@ tbb_numa_policy::~tbb_numa_policy() {
 
 void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   const int place = f->ctx.place;
-  if (place == any_place) return w.deque.push_tagged(f, 0);
+  assert(place != any_place);  // spawn_routing::hinted or elsewhere
   // An affinity child: a proxy in the spawner's deque and in the mailbox
   // of its place (section 4.4; TBB inserts it into both).
   auto* p = new (allocate_job(sizeof(proxy))) proxy;
   p->run = &run_proxy;
   p->ctx = f->ctx;
+  p->ctx.policy[0] = static_cast<std::uint32_t>(place) + 1;  // its deque tag
   p->owner = w.id;
   p->child = f;
-  w.deque.push_tagged(p, static_cast<std::uint32_t>(place) + 1);
+  push_own(w, p);
   mailbox& m = mail_[static_cast<std::size_t>(place)];
   {
     std::lock_guard guard(m.lock);
@@ -199,7 +207,7 @@ void tbb_numa_policy::drop_dead_proxies(worker_view& w) {
   while (frame* f = w.deque.looks_empty() ? nullptr : w.deque.pop()) {
     auto* p = is_proxy(f) ? static_cast<proxy*>(f) : nullptr;
     if (p == nullptr || p->claims.load(std::memory_order_acquire) == 0) {
-      w.deque.push_tagged(f, p == nullptr ? 0 : static_cast<std::uint32_t>(f->ctx.place) + 1);
+      push_own(w, f);
       return;
     }
     [[maybe_unused]] const bool first = first_claim(p);

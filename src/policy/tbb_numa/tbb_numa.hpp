@@ -2,11 +2,14 @@
 // section 4.3 and 4.4) on locus's default arena:
 //   - TBB's spawn: task_group::spawn queues the child on the spawner's deque
 //     and the parent goes on (parent-first, as a TBB task spawns its
-//     children); fork_join stays work-first.
-//   - sticky task-to-place affinity (4.4): a child spawned with locus::at(p)
-//     is present twice, as in TBB: on the spawner's deque and in the
-//     mailbox of place p, through a proxy that whichever side takes first
-//     runs (the other side drops it). The affinity is never rewritten.
+//     children); fork_join stays work-first unless a branch is hinted at
+//     another place.
+//   - sticky task-to-place affinity (4.4): a child hinted at place p is
+//     present twice, as in TBB: on the spawner's deque and in the mailbox
+//     of place p, through a proxy that whichever side takes first runs (the
+//     other side drops it). The affinity is never rewritten. When every
+//     place has one worker, a child for the spawner's own place is a plain
+//     parent-first child: only the spawner would receive it.
 //   - one mailbox per place, served only by that place's workers (rule 4'
 //     of figure 7): a worker out of its own deque receives from its
 //     place's mailbox before it steals.
@@ -43,7 +46,12 @@ class tbb_numa_policy : public ws_policy {
   search_result find_work(worker_view& w);
   frame* steal_from(worker_view& thief, worker_view& victim);
   void route_spawn(worker_view& w, frame* f);
-  bool parent_first(worker_view&, bool fork) { return !fork; }
+  // TBB's spawn is parent-first; a fork_join branch hinted at another place
+  // is spawned so too, so that it is mailed there (the other forks stay
+  // work-first, locus's fast path).
+  bool parent_first(worker_view& w, bool fork, std::int32_t place) {
+    return !fork || (place != any_place && place != w.place);
+  }
   bool keep_at_sync(worker_view& w, const frame& parent);
   frame* on_ready(worker_view& w, frame* parent, ready_reason why);
   bool has_work_for(worker_view& w);
