@@ -12,8 +12,12 @@
 #include <vector>
 
 #include "locus/locus.hpp"
+#include "support/message_of.hpp"
 
 namespace {
+
+using test_support::contains;
+using test_support::message_of;
 
 locus::runtime_options on_cores(const char* policy, int workers) {
   locus::runtime_options o;
@@ -23,19 +27,6 @@ locus::runtime_options on_cores(const char* policy, int workers) {
   o.pin = 0;
   return o;
 }
-
-template <typename Fn>
-std::string message_of(Fn call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected std::invalid_argument";
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Hands out a user-chosen place per iteration; a sub-range has a place
 // only if all of its iterations share it. Counts its calls.
@@ -98,25 +89,25 @@ TEST(Distribution, BlockCyclicDealsBlocksRoundRobin) {
 }
 
 TEST(Distribution, BadArgumentsNameWhatIsAccepted) {
-  EXPECT_TRUE(contains(message_of([] { locus::block_distribution d(-1, 2); }), "size must be >= 0"));
-  EXPECT_TRUE(contains(message_of([] { locus::block_distribution d(10, 0); }), "places must be >= 1"));
-  EXPECT_TRUE(contains(message_of([] { locus::block_cyclic_distribution d(10, 0, 2); }), "block must be >= 1"));
+  EXPECT_TRUE(contains(message_of<std::invalid_argument>([] { locus::block_distribution d(-1, 2); }), "size must be >= 0"));
+  EXPECT_TRUE(contains(message_of<std::invalid_argument>([] { locus::block_distribution d(10, 0); }), "places must be >= 1"));
+  EXPECT_TRUE(contains(message_of<std::invalid_argument>([] { locus::block_cyclic_distribution d(10, 0, 2); }), "block must be >= 1"));
 
   locus::runtime rt(on_cores("ws", 2));
   const locus::block_distribution d(100);
-  const std::string length = message_of([&] { locus::parallel_for(0, 99, [](std::int64_t) {}, d); });
+  const std::string length = message_of<std::invalid_argument>([&] { locus::parallel_for(0, 99, [](std::int64_t) {}, d); });
   EXPECT_TRUE(contains(length, "locus::parallel_for")) << length;
   EXPECT_TRUE(contains(length, "99 iterations")) << length;
   EXPECT_TRUE(contains(length, "describes 100")) << length;
-  EXPECT_TRUE(contains(message_of([&] {
+  EXPECT_TRUE(contains(message_of<std::invalid_argument>([&] {
                          locus::parallel_reduce(0, 10, 0, [](std::int64_t, std::int64_t, int a) { return a; },
                                                 std::plus<>(), d);
                        }),
                        "locus::parallel_reduce"));
-  EXPECT_TRUE(contains(message_of([&] { locus::parallel_for(0, 100, 0, [](std::int64_t) {}, d); }), "grain"));
+  EXPECT_TRUE(contains(message_of<std::invalid_argument>([&] { locus::parallel_for(0, 100, 0, [](std::int64_t) {}, d); }), "grain"));
   // A user's place_of that answers a place the pool does not have.
   table_distribution bad(std::vector<int>(50, 7), 8);
-  const std::string place = message_of([&] { locus::parallel_for(0, 50, [](std::int64_t) {}, bad); });
+  const std::string place = message_of<std::invalid_argument>([&] { locus::parallel_for(0, 50, [](std::int64_t) {}, bad); });
   EXPECT_TRUE(contains(place, "returned 7")) << place;
   EXPECT_TRUE(contains(place, "0..1")) << place;
   // The empty loop runs nothing but still checks its distribution.

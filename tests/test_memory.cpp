@@ -23,9 +23,14 @@
 
 #include <locus/locus.hpp>
 
+#include "support/message_of.hpp"
+
 #include "memory/node_policy.hpp"
 
 namespace {
+
+using test_support::contains;
+using test_support::message_of;
 
 const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 
@@ -46,21 +51,10 @@ void touch_pages(void* data, std::size_t bytes) {
   if (bytes > 0) bytes_ptr[bytes - 1] = 1;
 }
 
-template <typename Fn>
-std::string message_of(Fn call) {
-  try {
-    call();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return {};
-}
 
 // Every page is on node 0: one node, or no NUMA in the kernel.
 bool one_node() { return numa_available() < 0 || numa_num_configured_nodes() == 1; }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The process's virtual size in bytes (/proc/self/statm, first field, pages).
 std::size_t virtual_bytes() {

@@ -37,6 +37,27 @@ locus::runtime_options simulated_tbb_numa(int workers, long long seed) {
   return o;
 }
 
+// Keeps the one worker of place `other` busy, from a child mailed there,
+// until release(): the caller's worker then has no thief. The spawner
+// spins until the child has started (no timing: it waits for the event).
+struct busy_place {
+  locus::task_group group;
+  std::atomic<bool> busy{false}, released{false};
+  explicit busy_place(int other) {
+    group.spawn([this] {
+      busy.store(true);
+      while (!released.load()) {
+      }
+    }, locus::at(other));
+    while (!busy.load()) {
+    }
+  }
+  void release() {
+    released.store(true);
+    group.sync();
+  }
+};
+
 }  // namespace
 
 TEST(TbbNumaRandomTrees, MatchSerialOnOneToEightThreads) {
@@ -126,23 +147,15 @@ TEST(TbbNumaSimulated, AffinityChildrenRunAtTheirPlaces) {
 TEST(TbbNumaThreads, ChildrenOfABusyPlaceAreRevokedBySpawner) {
   locus::runtime rt(tbb_numa_on_cores(2));
   ASSERT_EQ(locus::num_places(), 2);
-  std::atomic<bool> busy{false}, release{false};
   std::atomic<int> ran{0}, ran_here{0};
   int spawner_place = -1;
   locus::reset_stats();
   locus::fork_join([&] {
     spawner_place = locus::current_place();
     const int other = 1 - spawner_place;
-    locus::task_group outer;
     // Taken by the other place's worker (received, or stolen at its own
-    // place): this worker spins below and pops nothing meanwhile.
-    outer.spawn([&] {
-      busy.store(true);
-      while (!release.load()) {
-      }
-    }, locus::at(other));
-    while (!busy.load()) {
-    }
+    // place): this worker spins meanwhile and pops nothing.
+    busy_place outer(other);
     locus::task_group g;
     for (int i = 0; i < 16; ++i)
       g.spawn([&] {
@@ -150,8 +163,7 @@ TEST(TbbNumaThreads, ChildrenOfABusyPlaceAreRevokedBySpawner) {
         if (locus::current_place() == spawner_place) ran_here.fetch_add(1);
       }, locus::at(other));
     g.sync();
-    release.store(true);
-    outer.sync();
+    outer.release();
   }, [] {});
   EXPECT_EQ(ran.load(), 16);
   EXPECT_EQ(ran_here.load(), 16);
@@ -192,20 +204,12 @@ TEST(TbbNumaThreads, OnlyChildrenForAnotherPlaceAreMailed) {
   locus::runtime rt(tbb_numa_on_cores(2));
   ASSERT_EQ(locus::num_places(), 2);
   locus::reset_stats();
-  std::atomic<bool> busy{false}, release{false};
   int ran = 0;
   std::uint64_t elsewhere = 0;
   locus::fork_join([&] {
     const int here = locus::current_place();
     const int other = 1 - here;
-    locus::task_group outer;
-    outer.spawn([&] {
-      busy.store(true);
-      while (!release.load()) {
-      }
-    }, locus::at(other));
-    while (!busy.load()) {
-    }
+    busy_place outer(other);
     for (int order = 0; order < 4; ++order) {
       locus::task_group g;
       for (int i = 0; i < 6; ++i) {
@@ -222,8 +226,7 @@ TEST(TbbNumaThreads, OnlyChildrenForAnotherPlaceAreMailed) {
     locus::fork_join([&] { ++ran; }, locus::at(other, [&] { ++ran; }));
     locus::fork_join(locus::at(other, [&] { ++ran; }), locus::at(other, [&] { ++ran; }));
     locus::fork_join(locus::at(here, [&] { ++ran; }), [&] { ++ran; });
-    release.store(true);
-    outer.sync();
+    outer.release();
   }, [] {});
   EXPECT_EQ(ran, 4 * 6 + 8);
   const auto total = locus::get_stats().total();

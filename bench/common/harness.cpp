@@ -32,7 +32,7 @@ variant parse_variant(const std::string& text) {
   auto bad = [&] {
     throw std::invalid_argument("variant \"" + text +
                                 "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
-                                "locus:<policy>+static, tbb, tbb:affinity, omp, omp:static, "
+                                "locus:<policy>+static, locus:<policy>+nacs, tbb, tbb:affinity, omp, omp:static, "
                                 "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
                                 "+first-touch (where its data lives; default: block p at place p), then "
                                 "+bad-colors or +invalid-colors (task graphs' node colors; default: good)");
@@ -50,8 +50,10 @@ variant parse_variant(const std::string& text) {
     while (plus != std::string::npos) {
       const auto next = tail.find('+', plus + 1);
       const std::string mod = tail.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
-      if ((mod == "affinity" || mod == "static") && !loops_given && !data_given && !colors_given) {
-        v.loops = mod == "affinity" ? locus_loops::affinity : locus_loops::static_blocks;
+      if ((mod == "affinity" || mod == "static" || mod == "nacs") && !loops_given && !data_given && !colors_given) {
+        v.loops = mod == "affinity" ? locus_loops::affinity
+                  : mod == "static" ? locus_loops::static_blocks
+                                    : locus_loops::distributed;
         loops_given = true;
       } else if ((mod == "interleave" || mod == "first-touch") && !data_given && !colors_given) {
         v.data = mod == "interleave" ? data_layout::interleave : data_layout::first_touch;

@@ -34,13 +34,14 @@ enum class impl { serial, locus, tbb, omp };
 enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
-// "locus:<policy>+affinity", "locus:<policy>+static", "tbb", "tbb:affinity",
+// "locus:<policy>+affinity", "locus:<policy>+static", "locus:<policy>+nacs"
+// (loops with a block distribution, TBB-NUMA's NACS), "tbb", "tbb:affinity",
 // "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided". A locus
 // variant may also name where its data lives: "+interleave" or
 // "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave", and,
 // last, the colors the task-graph benchmarks give their nodes:
 // "+bad-colors" or "+invalid-colors" (graph_colors, NabbitC tables II and
-// III). On a task-graph benchmark, a loop modifier (+static, +affinity)
+// III). On a task-graph benchmark, a loop modifier (+static, +affinity, +nacs)
 // runs the loop version on locus instead of the graph: "locus:ws+static" is
 // OpenMP static's partition under the simulator too.
 struct variant {

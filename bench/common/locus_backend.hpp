@@ -1,8 +1,12 @@
 // locus: fork_join for recursion, parallel_for / parallel_reduce for loops.
 // Loops run as the kernel wrote them (variant locus:<policy>), with a
 // loop_affinity kept per loop and range across calls (locus:<policy>+affinity,
-// as tbb:affinity keeps an affinity_partitioner per loop), or in static
-// blocks per worker (locus:<policy>+static).
+// as tbb:affinity keeps an affinity_partitioner per loop), in static
+// blocks per worker (locus:<policy>+static), or with a block distribution
+// of the loop's range over the places (locus:<policy>+nacs: TBB-NUMA's
+// NUMA-aware computation scheduling, seed 001 section 5; with the default
+// data layout, block p of each array at place p, it is (NACS, NADD), with
+// +interleave (NACS, INTL)).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +20,7 @@
 namespace bench {
 
 // How the locus variants run loops (bench::variant::loops).
-enum class locus_loops { plain, affinity, static_blocks };
+enum class locus_loops { plain, affinity, static_blocks, distributed };
 // Where the locus variants' data lives (bench::variant::data, places.hpp):
 // block p of each array at place p, pages interleaved, or first touch.
 enum class data_layout { blocks, interleave, first_touch };
@@ -78,6 +82,8 @@ struct locus_backend {
           else locus::parallel_for(lo, hi, grain, piece);
         });
       case locus_loops::static_blocks: return locus::parallel_for(lo, hi, piece, locus::static_partition);
+      case locus_loops::distributed:
+        return locus::parallel_for(lo, hi, grain, piece, locus::block_distribution(hi - lo));
     }
   }
   template <class Body>
@@ -92,6 +98,8 @@ struct locus_backend {
         });
       case locus_loops::static_blocks:
         return locus::parallel_reduce(lo, hi, 0.0, piece, std::plus<>(), locus::static_partition);
+      case locus_loops::distributed:
+        return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), locus::block_distribution(hi - lo));
     }
     return 0.0;
   }

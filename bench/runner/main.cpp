@@ -110,13 +110,15 @@ void usage() {
       "Exit status: 0, 1 if a result was wrong, 2 for a bad option or setting.\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
       join(locus::available_policies(), ", ") +
-      "), locus:<policy>+affinity, locus:<policy>+static, tbb, tbb:affinity, omp:static, omp:dynamic,\n"
-      "  omp:guided (+affinity, +static, tbb:affinity and the OpenMP schedules other than static only\n"
+      "), locus:<policy>+affinity, locus:<policy>+static, locus:<policy>+nacs, tbb, tbb:affinity,\n"
+      "  omp:static, omp:dynamic, omp:guided (+nacs: loops with a block distribution of their range\n"
+      "  over the places, TBB-NUMA's NACS; +affinity, +static, +nacs, tbb:affinity and the OpenMP\n"
+      "  schedules other than static only\n"
       "  differ for benchmarks with loops); a locus variant's data: block p at place p, or with\n"
       "  +interleave (pages round-robin over the places) or +first-touch (left where first written),\n"
       "  e.g. locus:ws+first-touch, locus:ws+affinity+interleave; then, for the task-graph\n"
       "  benchmarks, +bad-colors (valid colors of another place) or +invalid-colors (no worker's);\n"
-      "  on a task-graph benchmark +static and +affinity run the loop version on locus, not the graph\n";
+      "  on a task-graph benchmark +static, +affinity and +nacs run the loop version on locus, not the graph\n";
   std::fputs(text.c_str(), stdout);
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())

@@ -150,7 +150,7 @@ void lazy_for(std::int64_t lo, std::int64_t hi, std::int64_t chunk, Body& body) 
 
 template <class T, class Body, class Combine>
 T lazy_reduce(std::int64_t lo, std::int64_t hi, std::int64_t chunk, const T& identity, Body& body,
-              Combine& combine) {
+              [[maybe_unused]] Combine& combine) {
   T acc = identity;
   while (hi - lo > chunk) {
 #ifndef LOCUS_SERIAL_ELISION
