@@ -162,6 +162,9 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w != nullptr && w->hooks != 0) [[unlikely]] {
       if (w->hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
+      // A round that starts with an enqueue opens the group as a spawn
+      // would, so that the spawns after it find its context.
+      if (!used_ && (w->hooks & detail::hook_work_hints)) open_round(*w);
       hooked_spawn(*w, false, place);
     }
     used_ = true;
@@ -286,21 +289,25 @@ class task_group {
   // left), the policy derives the child's context from that share and
   // says whether the child runs here at once (line 26) or leaves this
   // worker (line 24: queued, and placed by the policy's route_spawn).
+  // The group's first child since its creation or its last sync, on a
+  // worker whose policy distributes work: the group takes the running
+  // task's context, and may be tied to a cache (the multi-level policies,
+  // seed 003 figure 13: the group's context and the running task's change,
+  // and the sync reports back, distributed_done, to untie it).
+  [[gnu::noinline]] void open_round(detail::worker_view& w) {
+    group_ctx_ = w.ctx;
+    work_left_ = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
+    if (detail::policy_open_group(w, group_ctx_, (work_flags_ & footprint_given) ? footprint_ : detail::unknown_footprint)) {
+      work_flags_ |= work_distributed;
+      state_.stolen = true;
+    }
+  }
+
   template <class F>
   [[gnu::noinline]] void distribute(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
                                     double work, bool parent_first) {
     const double total = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
-    if (!used_) {
-      group_ctx_ = w.ctx;
-      work_left_ = total;
-      // The multi-level policies may tie the group to a cache here (seed
-      // 003 figure 13): the group's context and the running task's change,
-      // and the sync reports back (distributed_done) to untie it.
-      if (detail::policy_open_group(w, group_ctx_, (work_flags_ & footprint_given) ? footprint_ : detail::unknown_footprint)) {
-        work_flags_ |= work_distributed;
-        state_.stolen = true;
-      }
-    }
+    if (!used_) open_round(w);
     used_ = true;
     double share = (work_flags_ & work_given) && work >= 0 ? work : work_left_ / 2;
     if (share > work_left_) share = work_left_;
