@@ -28,7 +28,7 @@ locus::runtime_options on_cores(int workers, const char* policy = "ws") {
 
 TEST(SharedQueues, TakenOwnPlaceThenUnhintedThenOtherPlaces) {
   using locus::detail::frame;
-  locus::detail::root_queues q;
+  locus::detail::shared_queues q;
   q.init(3);
   std::vector<frame> frames(5);
   const int places[] = {2, -1, 0, 1, 2};  // frame i hinted at places[i]

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "locus/annotate.hpp"
+#include "locus/arena.hpp"
 #include "locus/enqueue.hpp"
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"

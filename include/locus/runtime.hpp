@@ -49,6 +49,11 @@ struct runtime_options {
   int span = -1;              // LOCUS_SPAN: 1 measures work and span (T_1, T_inf; constructs
                               //   then run serially, timed; locus::get_stats() and LOCUS_STATS
                               //   report them); default 0 (docs/observability.md)
+  int arena_max = 0;          // LOCUS_ARENA_MAX: how many arenas may exist at once, the default
+                              //   arena included (locus::arena); default 64
+  std::string arena_shares;   // LOCUS_ARENA_SHARES: places (each arena with work gets an equal
+                              //   share of the workers of every place, TBB-NUMA) or pool (shares
+                              //   by count, consecutive workers, as standard TBB); default places
 };
 
 class runtime {

@@ -33,6 +33,8 @@ struct worker_stats {
   std::uint64_t sleeps = 0;          // times the worker went to sleep
   std::uint64_t at_hinted_place = 0;   // hinted frames the scheduler ran at their place
   std::uint64_t off_hinted_place = 0;  // ... and elsewhere
+  std::uint64_t arena_moves = 0;       // moves to another arena (locus::arena; the shares changed)
+  std::uint64_t arena_forwards = 0;    // frames of another arena sent on to their own
   // The policy's own counters, in the order its registry entry names them
   // (numa-ws: mailbox_hits, pushes, push_attempts; docs/configuration.md).
   std::vector<named_count> policy_counters;

@@ -241,6 +241,20 @@ settings resolve_settings(const runtime_options& o) {
   } else if (const std::string v = env("LOCUS_SPAN"); !v.empty()) {
     s.span = parse_integer("LOCUS_SPAN", v, 0, 1, "1 to measure work and span (constructs run serially) or 0 not to") != 0;
   }
+  if (o.arena_max != 0) {
+    if (o.arena_max < 1 || o.arena_max > 4096)
+      reject("runtime_options::arena_max", std::to_string(o.arena_max),
+             "expected how many arenas may exist at once, the default arena included, an integer from 1 to 4096");
+    s.arena_max = o.arena_max;
+  } else if (const std::string v = env("LOCUS_ARENA_MAX"); !v.empty()) {
+    s.arena_max = static_cast<int>(parse_integer("LOCUS_ARENA_MAX", v, 1, 4096,
+                                                 "how many arenas may exist at once, the default arena included"));
+  }
+  s.shares = choose_flag(o.arena_shares, "arena_shares", "LOCUS_ARENA_SHARES", "places", "pool",
+                               "places (each arena with work gets an equal share of the workers of every place) "
+                               "or pool (shares by count, consecutive workers, as standard TBB)")
+                       ? arena_shares::places
+                       : arena_shares::pool;
   s.trace_path = !o.trace.empty() ? o.trace : env("LOCUS_TRACE");
   if (!s.trace_path.empty()) {
     // Said now rather than when the pool stops and the run is over.

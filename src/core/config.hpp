@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/arenas.hpp"
 #include "locus/runtime.hpp"
 #include "sim/machine_model.hpp"
 #include "topology/topology.hpp"
@@ -73,6 +74,8 @@ struct settings {
   bool span = false;          // LOCUS_SPAN: measure work and span (span_hooks.hpp)
   std::string trace_path;     // LOCUS_TRACE: "" (off) or the trace file (docs/observability.md)
   std::size_t trace_max = tunables::default_trace_max;  // LOCUS_TRACE_MAX
+  int arena_max = 64;                          // LOCUS_ARENA_MAX
+  arena_shares shares = arena_shares::places;  // LOCUS_ARENA_SHARES
 };
 
 settings resolve_settings(const runtime_options& options);

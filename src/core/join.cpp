@@ -32,6 +32,7 @@
 
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
+#include "locus/detail/wait_queue.hpp"
 
 namespace locus::detail {
 namespace {
@@ -388,8 +389,9 @@ constexpr std::size_t job_block = 64;
 
 frame* run_external_job(frame* f) {
   runtime_state& rt = *this_worker().rt;
+  const int arena = f->ctx.arena;  // the job is gone once it has run
   frame* next = run_parent_first_job(f);
-  root_finished(rt);
+  root_finished(rt, arena);
   return next;
 }
 }  // namespace
@@ -441,18 +443,21 @@ namespace {
 frame* run_detached_job(frame* f) {
   runtime_state& rt = *this_worker().rt;
   auto* job = static_cast<detached_job*>(f);
+  const int arena = job->ctx.arena;
   job->invoke(job);  // runs and frees the job
-  root_finished(rt);
+  root_finished(rt, arena);
   return nullptr;
 }
 }  // namespace
 
-void submit_detached(detached_job* job) {
+void submit_detached(detached_job* job, int arena) {
   job->run = &run_detached_job;
   runtime_state& rt = pool();
-  if (current_worker() == nullptr) return submit_root(rt, job);
+  worker_view* w = current_worker();
+  job->ctx.arena = static_cast<std::uint16_t>(arena >= 0 ? arena : w != nullptr ? w->ctx.arena : 0);
+  if (w == nullptr) return submit_root(rt, job);
   // From a task: a root is in flight already, so this starts no computation.
-  root_started(rt);
+  root_started(rt, job->ctx.arena);
   queue_shared(rt, job);
 }
 
@@ -481,6 +486,7 @@ frame* run_outside_spawn(frame* f) {
   // the caller return, and `spawn` with it.
   parent_first_job* child = spawn->child;
   frame* caller = &spawn->caller;
+  const int arena = spawn->ctx.arena;
   this_worker().deque.push(caller);
   notify_push();
   frame* ready = run_parent_first_job(child);  // the child, counted out of its group
@@ -488,7 +494,7 @@ frame* run_outside_spawn(frame* f) {
   // continuation is at the bottom of this worker's deque unless a thief took it.
   worker& now_on = this_worker();
   if (now_on.deque.pop() == caller) release_outside_caller(caller);
-  root_finished(*now_on.rt);
+  root_finished(*now_on.rt, arena);
   return ready;
 }
 }  // namespace
@@ -526,11 +532,12 @@ struct root_task : frame {
   void (*fn)(void*) = nullptr;
   void* arg = nullptr;
   std::exception_ptr error;
-  std::binary_semaphore done{0};
+  one_shot done;
 };
 
 frame* run_root_task(frame* f) {
   auto* root = static_cast<root_task*>(f);
+  const int arena = root->ctx.arena;
   // LOCUS_SPAN: the root's measure is in the totals before its submitter
   // can read them.
   const bool measured = (this_worker().hooks & hook_span) != 0;
@@ -541,21 +548,32 @@ frame* run_root_task(frame* f) {
     root->error = std::current_exception();
   }
   if (measured) span_root_end(this_worker());
-  root_finished(*this_worker().rt);
-  root->done.release();  // the submitter may destroy root from here on
+  root_finished(*this_worker().rt, arena);
+  root->done.set();  // the submitter may destroy root from here on
   return nullptr;
 }
 }  // namespace
 
-void run_on_pool(void (*fn)(void*), void* arg) {
+void run_in_arena(int arena, void (*fn)(void*), void* arg) {
   runtime_state& rt = pool();
   root_task root;
   root.run = &run_root_task;
   root.fn = fn;
   root.arg = arg;
-  submit_root(rt, &root);
-  root.done.acquire();
+  root.ctx.arena = static_cast<std::uint16_t>(arena);
+  if (current_worker() == nullptr) {
+    submit_root(rt, &root);
+  } else {
+    // A task of another arena: a root is in flight already, so this starts
+    // no computation; the task suspends until the root has returned, and
+    // then resumes in its own arena (through its shared queues).
+    root_started(rt, arena);
+    queue_shared(rt, &root);
+  }
+  root.done.wait();
   if (root.error) std::rethrow_exception(root.error);
 }
+
+void run_on_pool(void (*fn)(void*), void* arg) { run_in_arena(0, fn, arg); }
 
 }  // namespace locus::detail

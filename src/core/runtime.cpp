@@ -105,13 +105,13 @@ runtime_state::runtime_state(settings s)
   // call's body), so TSan builds always use the two-switch spawn.
   g_spawn_on_stack = cfg.spawn_on_stack && !sanitizers::thread_sanitizer;
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
-  roots.init(places.num_places);
+  const policy_entry& entry = *find_policy(cfg.policy);  // resolve_settings checked the name
+  arenas.init(places, cfg.arena_max, cfg.shares, entry.isolates_arenas);
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {
     const auto idx = static_cast<std::size_t>(i);
     workers.push_back(std::make_unique<worker>(*this, i, places.worker_place[idx], fibers));
   }
-  const policy_entry& entry = *find_policy(cfg.policy);  // resolve_settings checked the name
   build_policy_context(entry);
   policy = entry.make(policy_ctx);
   policy_filters_work = policy->filters_work();
@@ -163,8 +163,9 @@ runtime_state::~runtime_state() {
 
 void submit_root(runtime_state& rt, frame* f) {
   rt.eng->run_from_outside([&] {
-    const bool starts_computation = root_started(rt);
-    rt.roots.push(f);
+    const int arena = f->ctx.arena;
+    const bool starts_computation = root_started(rt, arena);
+    rt.arenas.queues_of(arena).push(f);
     // The first root of a computation wakes every sleeper: those that fell
     // asleep while the pool was idle have no timer, and would otherwise
     // sleep through the computation unless a wake-up happened to choose
@@ -175,10 +176,12 @@ void submit_root(runtime_state& rt, frame* f) {
     // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
     // A searcher takes the root, so a sleeper is woken only if nobody
     // searches; unless the policy forbids roots to some workers (ADWS:
-    // worker 0 alone takes them), when the searchers may all be forbidden
-    // and a sleeper it allows is woken anyway.
+    // worker 0 alone takes them), or arenas are in use (the searchers may
+    // serve other arenas), when the searchers may all be forbidden and a
+    // sleeper that may take it is woken anyway.
     const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
-    if (rt.policy_filters_work ? (idle >> 32) != 0 : sleeper_should_wake(idle)) wake_sleeper_for(rt, nullptr);
+    if (rt.policy_filters_work || rt.arenas.engaged() ? (idle >> 32) != 0 : sleeper_should_wake(idle))
+      wake_sleeper_for(rt, nullptr, arena);
   });
 }
 
@@ -186,28 +189,49 @@ void queue_shared(runtime_state& rt, frame* f) {
   // Read before the push: a taker may run f at once, and a woken waiter's
   // frame lives on its task's stack, which is reused as soon as it resumes.
   const int place = f->ctx.place;
-  rt.roots.push(f);
+  const int arena = f->ctx.arena;
+  rt.arenas.queues_of(arena).push(f);
   // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp),
   // as in submit_root: it sees the frame, or we see it sleeping. A frame
   // for a place wakes a sleeper there first (rule 5' takes it there).
   if ((g_idle_state.load(std::memory_order_seq_cst) >> 32) == 0) return;
   if (place >= 0 && place < rt.places.num_places && !rt.policy_filters_work)
-    for (int id : rt.places.place_workers[static_cast<std::size_t>(place)])
-      if (wake_if_parked(rt, *rt.workers[static_cast<std::size_t>(id)])) return;
-  if (sleeper_should_wake(g_idle_state.load(std::memory_order_seq_cst))) wake_sleeper_for(rt, nullptr);
+    for (int id : rt.places.place_workers[static_cast<std::size_t>(place)]) {
+      worker& w = *rt.workers[static_cast<std::size_t>(id)];
+      if (serves(rt, w, arena) && wake_if_parked(rt, w)) return;
+    }
+  const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
+  if (rt.arenas.engaged() ? (idle >> 32) != 0 : sleeper_should_wake(idle)) wake_sleeper_for(rt, nullptr, arena);
 }
+
+void forward_to_arena(runtime_state& rt, worker& w, frame* f) {
+  w.counters.arena_forwards.bump();
+  queue_shared(rt, f);
+}
+
+namespace {
+// An arena's demand changed: new shares, and the workers that move are
+// woken so that they do (out of the manager's lock).
+void rebalance(runtime_state& rt) {
+  std::vector<int> moved;
+  rt.arenas.rebalance(moved);
+  for (int id : moved) wake_if_parked(rt, *rt.workers[static_cast<std::size_t>(id)]);
+}
+}  // namespace
 
 // Busy time: while at least one root task is in flight, by the engine's
 // clock (simulated time under the simulator). The count changes under the
 // lock so that a start and an end cannot cross.
-bool root_started(runtime_state& rt) {
+bool root_started(runtime_state& rt, int arena) {
+  if (rt.arenas.started(arena) && rt.arenas.engaged()) rebalance(rt);
   std::lock_guard lock(rt.busy_mutex);
   if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
   rt.busy_since_ns = rt.eng->now_ns();
   return true;
 }
 
-void root_finished(runtime_state& rt) {
+void root_finished(runtime_state& rt, int arena) {
+  if (rt.arenas.finished(arena) && rt.arenas.engaged()) rebalance(rt);
   {
     std::lock_guard lock(rt.busy_mutex);
     if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) != 1) return;

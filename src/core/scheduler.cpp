@@ -70,7 +70,13 @@ void leave_searching(runtime_state& rt, const worker& w, bool found_by_stealing)
   const std::uint64_t after = g_idle_state.fetch_sub(1, std::memory_order_acq_rel) - 1;
   // Go-style spreading: the last searcher that found work wakes a sleeper
   // to search in its place, since where there was one frame there may be more.
-  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt, w.id + 1);
+  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt, w.id + 1, w.arena.load(std::memory_order_relaxed));
+}
+
+// The arena whose work `self` may take: the one it serves, or the one the
+// resource manager moves it to once its own deque is empty.
+int arena_of(const runtime_state& rt, const worker& self) {
+  return rt.arenas.engaged() ? rt.arenas.target(self.id) : 0;
 }
 
 // Work that `self` may take is visible somewhere. A policy that forbids
@@ -79,22 +85,29 @@ void leave_searching(runtime_state& rt, const worker& w, bool found_by_stealing)
 // cannot succeed.
 bool work_visible(runtime_state& rt, worker& self) {
   const bool filtered = rt.policy_filters_work;
-  if (!rt.roots.empty() && (!filtered || rt.policy->may_take(self, nullptr))) return true;
+  const int arena = arena_of(rt, self);
+  if (!rt.arenas.queues_of(arena).empty() && (!filtered || rt.policy->may_take(self, nullptr))) return true;
   if (rt.policy->has_work_for(self)) return true;
+  const bool engaged = rt.arenas.engaged();
+  if (engaged && rt.arenas.starving() && rt.arenas.lendable_work(arena)) return true;  // lend_to_starving takes it
   for (auto& w : rt.workers) {
+    if (engaged && w->arena.load(std::memory_order_relaxed) != arena) continue;
     if (!w->posted.looks_empty()) return true;
     if (!w->deque.looks_empty() && (!filtered || rt.policy->may_take(self, w.get()))) return true;
   }
   return false;
 }
 
-// A policy forbids `self` every frame in sight: spinning cannot help, so
-// the worker sleeps at once (a wake comes when work it may take appears).
+// A policy forbids `self` every frame in sight, or all of it belongs to
+// other arenas: spinning cannot help, so the worker sleeps at once (a wake
+// comes when work it may take appears).
 bool only_forbidden_work(runtime_state& rt, worker& self) {
-  if (!rt.policy_filters_work || work_visible(rt, self)) return false;
+  if ((!rt.policy_filters_work && !rt.arenas.engaged()) || work_visible(rt, self)) return false;
   for (auto& w : rt.workers)
     if (!w->deque.looks_empty()) return true;
-  return !rt.roots.empty();
+  for (int a = 0; a < rt.arenas.size(); ++a)
+    if (!rt.arenas.slot(a).roots.empty()) return true;
+  return false;
 }
 
 // Takes a parked worker out of its sleep (park_word 1 -> 0) and moves it
@@ -145,13 +158,44 @@ search_result raid_posted(runtime_state& rt, worker& w) {
   const auto n = static_cast<std::uint32_t>(rt.workers.size());
   if (n < 2) return {};
   worker& victim = *rt.workers[(w.id + 1 + w.rng.below(n - 1)) % n];
-  if (victim.posted.looks_empty()) return {};
+  if (victim.posted.looks_empty() || victim.arena.load(std::memory_order_relaxed) != w.arena.load(std::memory_order_relaxed))
+    return {};
   w.attempt_start_ns = rt.eng->now_ns();
   frame* f = victim.posted.take();
   if (f == nullptr) return {};
   w.counters.steals.bump();
   if (w.hooks & hook_trace) [[unlikely]] trace::steal_attempt(w, victim.id);
   return {f, found_at::steal};
+}
+
+void serve_arena(worker& w, int arena) {
+  w.arena.store(static_cast<std::uint16_t>(arena), std::memory_order_release);
+  w.counters.arena_moves.bump();
+  if (w.hooks & hook_trace) [[unlikely]] trace::named(w, "arena", arena);
+}
+
+void move_to_target_arena(runtime_state& rt, worker& w) {
+  if (!w.deque.looks_empty()) return;
+  if (w.lent_to >= 0) {  // the lent arena's frames are done here
+    rt.arenas.end_lend(w.lent_to);
+    w.lent_to = -1;
+  }
+  const std::uint16_t target = rt.arenas.target(w.id);
+  if (target != w.arena.load(std::memory_order_relaxed)) serve_arena(w, target);
+}
+
+// Nothing to do in its own arena: help an arena that has work and no
+// worker (arenas.hpp), with one round of the policy's search there. A
+// frame found keeps the worker there until its deque is empty again.
+search_result lend_to_starving(runtime_state& rt, worker& w) {
+  if (!rt.arenas.starving() || w.lent_to >= 0) return {};
+  const int arena = rt.arenas.try_lend(w.arena.load(std::memory_order_relaxed));
+  if (arena < 0) return {};
+  w.lent_to = arena;
+  serve_arena(w, arena);
+  search_result found = rt.policy->find_work(w);
+  if (found.f == nullptr) move_to_target_arena(rt, w);
+  return found;
 }
 
 // Returns a frame to run, or nullptr when the pool is stopping.
@@ -172,6 +216,9 @@ frame* find_work(worker& w) {
   // search found work, back to the base once this worker has slept.
   std::uint64_t spin_ns = w.warm ? rt.spin_ns * tunables::warm_spin_factor : rt.spin_ns;
   for (;;) {
+    // Arenas: a worker the resource manager moved serves its new arena from
+    // the first round its own deque is empty (arenas.hpp).
+    if (rt.arenas.engaged()) [[unlikely]] move_to_target_arena(rt, w);
     // One round of the policy's search. By default own frames first:
     // thieves take the oldest frames, so by the time a worker gets here its
     // deque is normally empty; what can be left is a parent-first child a
@@ -183,6 +230,7 @@ frame* find_work(worker& w) {
     search_result found{w.deque.looks_empty() ? w.posted.take() : nullptr, found_at::posted};
     if (found.f == nullptr) found = policy.find_work(w);
     if (found.f == nullptr) found = raid_posted(rt, w);
+    if (found.f == nullptr && rt.arenas.engaged()) [[unlikely]] found = lend_to_starving(rt, w);
     if (found.f != nullptr) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found.where);
       w.warm = true;
@@ -219,6 +267,10 @@ frame* find_work(worker& w) {
     spin_start = eng.now_ns();
     spins = 0;
   }
+}
+
+bool of_my_arena(const worker& w, const frame& f) {
+  return f.ctx.arena == w.arena.load(std::memory_order_relaxed) || !w.rt->arenas.isolating();
 }
 
 // Counts where hinted frames run (slow path: frames the scheduler handles).
@@ -266,9 +318,19 @@ void run_scheduler(frame* ready) {
   for (;;) {
     worker& w = this_worker();  // resume() does not return, so w is where we are
     if (w.hooks & hook_trace) [[unlikely]] trace::enter_scheduler(w);
-    if (ready != nullptr) resume(ready);
+    if (ready != nullptr) {
+      if (!of_my_arena(w, *ready)) [[unlikely]] forward_to_arena(*w.rt, w, ready);
+      else resume(ready);
+    }
     frame* f = find_work(w);
     if (f == nullptr) go_home(w);
+    // A frame of another arena (a steal that raced with its worker's move,
+    // a policy's mailbox or hand-off, an inbox) runs only in its own.
+    if (!of_my_arena(w, *f)) [[unlikely]] {
+      forward_to_arena(*w.rt, w, f);
+      ready = nullptr;
+      continue;
+    }
     const bool job = f->kind == frame_kind::job;
     if (job) note_place(w, *f);  // a continuation is counted when it resumes
     w.ctx = f->ctx;
@@ -300,22 +362,30 @@ bool wake_if_parked(runtime_state& rt, worker& w) noexcept {
   return true;
 }
 
-void wake_one_sleeper(runtime_state& rt, int start) noexcept {
-  const std::size_t n = rt.workers.size();
-  for (std::size_t i = 0; i < n; ++i)
-    if (wake_if_parked(rt, *rt.workers[(static_cast<std::size_t>(start) + i) % n])) return;
+bool serves(const runtime_state& rt, const worker& w, int arena) noexcept {
+  // An arena without workers is served by whoever is lent to it.
+  return !rt.arenas.engaged() || rt.arenas.target(w.id) == arena || w.arena.load(std::memory_order_relaxed) == arena ||
+         rt.arenas.unserved(arena);
 }
 
-void wake_sleeper_for(runtime_state& rt, const worker_view* source) noexcept {
+void wake_one_sleeper(runtime_state& rt, int start, int arena) noexcept {
+  const std::size_t n = rt.workers.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& w = *rt.workers[(static_cast<std::size_t>(start) + i) % n];
+    if (serves(rt, w, arena) && wake_if_parked(rt, w)) return;
+  }
+}
+
+void wake_sleeper_for(runtime_state& rt, const worker_view* source, int arena) noexcept {
   const int start = source != nullptr ? source->id + 1 : 0;
-  if (!rt.policy_filters_work) return wake_one_sleeper(rt, start);
+  if (!rt.policy_filters_work) return wake_one_sleeper(rt, start, arena);
   // Only a sleeper the policy lets take the new work; if there is none,
   // the work waits for its own worker or a permitted searcher (and the
   // sleepers' nap timers while a computation runs).
   const std::size_t n = rt.workers.size();
   for (std::size_t i = 0; i < n; ++i) {
     worker& w = *rt.workers[(static_cast<std::size_t>(start) + i) % n];
-    if (rt.policy->may_take(w, source) && wake_if_parked(rt, w)) return;
+    if (serves(rt, w, arena) && rt.policy->may_take(w, source) && wake_if_parked(rt, w)) return;
   }
 }
 
@@ -324,7 +394,10 @@ void wake_all_sleepers(runtime_state& rt) noexcept {
 }
 
 void wake_for_new_work() noexcept {
-  if (runtime_state* rt = pool_if_started()) wake_sleeper_for(*rt, current_worker());
+  if (runtime_state* rt = pool_if_started()) {
+    worker_view* w = current_worker();
+    wake_sleeper_for(*rt, w, w != nullptr ? w->arena.load(std::memory_order_relaxed) : 0);
+  }
 }
 
 void worker_main(runtime_state& rt, int index) {

@@ -25,7 +25,9 @@ constexpr std::pair<const char*, std::uint64_t worker_stats::*> counters[] = {
     {"resumes", &worker_stats::resumes},
     {"sleeps", &worker_stats::sleeps},
     {"at_hinted_place", &worker_stats::at_hinted_place},
-    {"off_hinted_place", &worker_stats::off_hinted_place}};
+    {"off_hinted_place", &worker_stats::off_hinted_place},
+    {"arena_moves", &worker_stats::arena_moves},
+    {"arena_forwards", &worker_stats::arena_forwards}};
 
 // a += b (sign +1) or a -= b (sign -1), by name.
 void combine(std::vector<named_count>& a, const std::vector<named_count>& b, int sign) {
@@ -65,6 +67,8 @@ std::vector<worker_stats> snapshot_now(detail::runtime_state& rt) {
     s.sleeps = w.counters.sleeps.read();
     s.at_hinted_place = w.counters.at_hinted_place.read();
     s.off_hinted_place = w.counters.off_hinted_place.read();
+    s.arena_moves = w.counters.arena_moves.read();
+    s.arena_forwards = w.counters.arena_forwards.read();
     for (std::size_t i = 0; i < policy_counter_names.size(); ++i)
       s.policy_counters.push_back({policy_counter_names[i], w.counters.policy[i].read()});
     engine_values.assign(engine_counter_names.size(), 0);

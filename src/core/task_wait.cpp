@@ -125,4 +125,22 @@ void hand_to(task_waiter* w) noexcept {
     make_ready(&w->task);
 }
 
+bool one_shot::take_or_enqueue(void* self, task_waiter* w) noexcept {
+  auto& event = *static_cast<one_shot*>(self);
+  std::uintptr_t pending = 0;
+  // Fails only if set() came first.
+  return !event.state_.compare_exchange_strong(pending, reinterpret_cast<std::uintptr_t>(w), std::memory_order_acq_rel,
+                                               std::memory_order_acquire);
+}
+
+void one_shot::wait() {
+  if (state_.load(std::memory_order_acquire) == is_set) return;
+  wait_until_handed(this, &one_shot::take_or_enqueue);
+}
+
+void one_shot::set() noexcept {
+  const std::uintptr_t waiter = state_.exchange(is_set, std::memory_order_acq_rel);
+  if (waiter != 0) hand_to(reinterpret_cast<task_waiter*>(waiter));
+}
+
 }  // namespace locus::detail

@@ -30,6 +30,9 @@ struct worker_counters {
   // Frames with a place hint that the scheduler started or resumed at that
   // place, or elsewhere (NUMA-WS: hints are hints).
   owner_counter at_hinted_place, off_hinted_place;
+  // Arenas: moves from one arena to another (the resource manager's
+  // shares changed), and frames of another arena sent on to their own.
+  owner_counter arena_moves, arena_forwards;
   std::atomic<std::uint64_t> time_ns[3] = {};  // by activity; owner writes
   // The policy's counters, in the order its registry entry names them.
   owner_counter policy[max_policy_counters];
@@ -72,6 +75,8 @@ struct worker : worker_view {
   // Owner-only: the last search for work ended in work, not in sleep. A
   // warm worker spins longer before sleeping (scheduler.cpp, adaptive spin).
   bool warm = false;
+  // Owner-only: the arena this worker is lent to (arenas.hpp, try_lend), or -1.
+  int lent_to = -1;
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;

@@ -117,8 +117,7 @@ search_result default_search(P& p, policy_context& ctx, worker_view& w) {
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   if (frame* f = p.find_local_work(w)) return {f, found_at::policy};
   if (frame* f = ctx.take_root(w)) return {f, found_at::roots};
-  if (worker_view* victim = p.choose_victim(w)) {
-    ctx.steal_attempt(w, *victim);
+  if (worker_view* victim = p.choose_victim(w); victim != nullptr && ctx.steal_attempt(w, *victim)) {
     if (frame* f = p.steal_from(w, *victim)) {
       ctx.stole(w);  // a successful steal, even if the policy then sends the frame on
       if ((f = p.after_steal(w, f)) != nullptr) return {f, found_at::steal};

@@ -19,12 +19,20 @@
 //                 deposit, a migration, a colored steal), about worker
 //                 `other` (-1: none); `name` is a string literal. Free
 //                 when tracing is off (one test of the worker's hooks).
+//   arenas, allotted
+//                 how many arena slots there are, and the workers of a place
+//                 the resource manager gives an arena now (core/arenas.hpp;
+//                 TBB-NUMA's figure 9 compares it with the awake ones); a
+//                 worker's arena is worker_view::arena
 //   take_root, steal_attempt, stole, sent_on
 //                 the core's parts of a search round, for a policy's own
-//                 find_work (policy.hpp, default_search): the root queue,
-//                 and the accounting of steal attempts (counted, charged by
-//                 the engine, timed as scheduling when one succeeds, also
-//                 when the policy sends the stolen frame on: sent_on)
+//                 find_work (policy.hpp, default_search): the shared queues
+//                 of the worker's arena, and the accounting of steal
+//                 attempts (counted, charged by the engine, timed as
+//                 scheduling when one succeeds, also when the policy sends
+//                 the stolen frame on: sent_on). steal_attempt says no, and
+//                 counts nothing, for a victim serving another arena: a
+//                 policy then leaves that victim alone
 //
 // Everything but the last four is inline and reads plain data, so the
 // scheduling paths that call a policy pay no more than before.
@@ -87,8 +95,14 @@ class policy_context {
   }
 
   // Defined in core/policy_context.cpp.
+  int arenas() const;
+  int allotted(int arena, int place) const;
+  // Whether a locus::arena was ever created: from then on every worker
+  // takes the shared queues of the arena it serves (a policy that gives
+  // roots to one worker cannot, since that worker may serve another).
+  bool arenas_in_use() const;
   frame* take_root(worker_view& w) const;
-  void steal_attempt(worker_view& w, worker_view& victim) const;
+  [[nodiscard]] bool steal_attempt(worker_view& w, worker_view& victim) const;
   void stole(worker_view& w) const;
   // The frame of the last successful steal was sent on (NUMA-WS pushes it
   // to its place): the attempt and the push are scheduling time, not idle.

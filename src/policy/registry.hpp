@@ -36,6 +36,12 @@ struct policy_entry {
   std::vector<option_descriptor> options;
   std::vector<std::string> counters;  // policy_context::count(w, index of the name)
   std::vector<operation_decl> costs;  // policy_context::charge(w, index, other)
+  // Whether locus::arena partitions the workers under this policy
+  // (core/arenas.hpp). A policy whose schedule maps work onto the whole
+  // machine (the multi-level policies' tree of caches and its leaders) says
+  // no: its arenas then share every worker, and only their tasks' arena ids
+  // and their shared queues' frames stay apart.
+  bool isolates_arenas = true;
 };
 
 // The registered policies, built-in ones first, in registration order.

@@ -34,8 +34,13 @@ inline constexpr std::int32_t any_place = -1;
 // alone used to be copied.
 struct task_context {
   // Locality hint: the place this task should run at, or any_place
-  // (NUMA-WS III-A; locus::at, set_hint).
-  std::int32_t place = any_place;
+  // (NUMA-WS III-A; locus::at, set_hint). 16 bits: places are at most the
+  // workers (4096).
+  std::int16_t place = any_place;
+  // The arena the task belongs to (locus::arena; 0 is the default arena):
+  // a frame runs only on a worker serving its arena (scheduler.cpp), so
+  // every task a task creates stays in its arena, continuations included.
+  std::uint16_t arena = 0;
   // The policy's own inherited state, zero in a root task: ADWS a work
   // range and a depth, CATS a spawn-path id, NabbitC a color set, TBB-NUMA
   // an affinity. Policies that keep none leave it alone.

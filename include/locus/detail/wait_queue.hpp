@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 
 namespace locus::detail {
 
@@ -39,5 +40,22 @@ void wait_until_handed(void* sync, bool (*take_or_enqueue)(void* sync, task_wait
 // Resumes a waiter popped from a queue; call it after the queue lock is
 // released (the waiter may be gone as soon as it runs).
 void hand_to(task_waiter* w) noexcept;
+
+// A one-shot event for a task or a thread that waits for work done
+// elsewhere (locus::arena::execute from a task of another arena, or from a
+// thread outside the pool): set() once, by anyone; wait() returns once it
+// is set (a task suspends meanwhile, a thread blocks). set() touches nothing
+// of the event after it hands the waiter on, so the waiter may destroy it as
+// soon as wait() returns.
+class one_shot {
+ public:
+  void wait();
+  void set() noexcept;
+
+ private:
+  static bool take_or_enqueue(void* self, task_waiter* w) noexcept;
+  static constexpr std::uintptr_t is_set = 1;
+  std::atomic<std::uintptr_t> state_{0};  // 0: pending, is_set, or the waiter
+};
 
 }  // namespace locus::detail

@@ -40,6 +40,11 @@ struct worker_view {
   // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
   // numa-ws, so the fast path pays one test of a byte on a hot line.
   std::uint8_t hooks = 0;
+  // The arena this worker serves (locus::arena; 0, the default arena, until
+  // one is created). Written by the worker itself, between tasks and with
+  // its deque empty (src/core/arenas.hpp); thieves read it to steal only
+  // within their arena (policy_context::steal_attempt).
+  std::atomic<std::uint16_t> arena{0};
 };
 
 // hook_spawn_order: fork_join and task_group::spawn ask the policy whether
@@ -243,7 +248,9 @@ void enqueue_child(group_state& g, frame* job);
 struct detached_job : frame {
   void (*invoke)(detached_job*);  // runs and destroys the callable
 };
-void submit_detached(detached_job* job);
+// In arena `arena`, or (-1) the caller's: the running task's, or the
+// default arena from a thread outside the pool.
+void submit_detached(detached_job* job, int arena = -1);
 // A work-first spawn from a thread that is not a worker: the child starts at
 // once as a root task on a worker, which first makes the caller's
 // continuation stealable; the caller blocks until the child has returned or
@@ -254,5 +261,8 @@ void spawn_child_from_outside(group_state& g, parent_first_job* child);
 // Runs fn(arg) as a root task on the pool and blocks the calling (non-worker)
 // thread until it is done; rethrows what it threw.
 void run_on_pool(void (*fn)(void*), void* arg);
+// The same in arena `arena` (locus::arena::execute), from a thread outside
+// the pool (which blocks) or from a task of another arena (which suspends).
+void run_in_arena(int arena, void (*fn)(void*), void* arg);
 
 }  // namespace locus::detail

@@ -93,11 +93,13 @@ search_result adws_policy::find_work(worker_view& w) {
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
   }
-  if (w.id == 0)  // the root range [0, P) belongs to worker 0
+  // The root range [0, P) belongs to worker 0; with arenas, roots and the
+  // frames forwarded to an arena are its workers' (worker 0 may serve
+  // another arena).
+  if (w.id == 0 || ctx->arenas_in_use())
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
   worker_view* victim = choose_victim(w);  // lines 39-42
-  if (victim == nullptr) return {};
-  ctx->steal_attempt(w, *victim);
+  if (victim == nullptr || !ctx->steal_attempt(w, *victim)) return {};
   if (frame* f = steal_from(w, *victim)) {
     ctx->stole(w);
     return {f, found_at::steal};
@@ -142,7 +144,7 @@ bool adws_policy::has_work_for(worker_view& w) {
 
 // Roots start on worker 0; a thief takes only what its steal range allows.
 bool adws_policy::may_take(const worker_view& w, const worker_view* owner) {
-  if (owner == nullptr) return w.id == 0;
+  if (owner == nullptr) return w.id == 0 || ctx->arenas_in_use();
   if (owner == &w) return true;
   const steal_word s = steal_range(w.id);
   const auto o = static_cast<std::uint32_t>(owner->id);

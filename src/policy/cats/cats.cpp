@@ -352,8 +352,7 @@ search_result cats_policy::find_work(worker_view& w) {
     const std::size_t start = ctx->rng(w).below(mates.size());
     for (std::size_t k = 0; k < mates.size(); ++k) {
       worker_view& victim = ctx->worker_at(mates[(start + k) % mates.size()]);
-      if (&victim == &w) continue;
-      ctx->steal_attempt(w, victim);
+      if (&victim == &w || !ctx->steal_attempt(w, victim)) continue;
       if (frame* f = victim.deque.steal()) {
         ctx->stole(w);
         return {f, found_at::steal};

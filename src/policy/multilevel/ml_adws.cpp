@@ -184,7 +184,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   const int victim_node = siblings[v];
   const int leader = leaders_.leader_of(victim_node);
   worker_view& victim = ctx->worker_at(leader >= 0 ? leader : leaders_.tree().at(victim_node).workers.front());
-  ctx->steal_attempt(w, victim);
+  if (!ctx->steal_attempt(w, victim)) return {};  // never under this policy: its arenas share every worker
   frame* f = nullptr;
   if (v != s.lo) f = inbound_of(victim_node).steal_migrated(s.depth);  // lines 43-46
   counter miss = misses_empty;
@@ -293,6 +293,8 @@ policy_entry ml_adws_entry() {
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened", "misses_other_level",
                    "misses_shallow", "misses_empty"},
+      // One tree of caches and its leaders over the whole machine.
+      .isolates_arenas = false,
   };
 }
 

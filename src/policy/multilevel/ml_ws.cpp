@@ -49,7 +49,7 @@ search_result ml_ws_policy::find_work(worker_view& w) {
   const int s = siblings[pick];
   const int v = leaders_.leader_of(s);
   worker_view& victim = ctx->worker_at(v >= 0 ? v : leaders_.tree().at(s).workers.front());
-  ctx->steal_attempt(w, victim);
+  if (!ctx->steal_attempt(w, victim)) return {};  // never under this policy: its arenas share every worker
   if (frame* f = leaders_.take_parked(s, false)) {
     ctx->stole(w);
     ctx->count(w, parked_steals);
@@ -90,6 +90,8 @@ policy_entry ml_ws_entry() {
       .make = &make_policy_of<ml_ws_policy>,
       // In the order of ml_ws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "parked_steals", "level_steals", "overlapping_ties"},
+      // One tree of caches and its leaders over the whole machine.
+      .isolates_arenas = false,
   };
 }
 

@@ -101,7 +101,7 @@ search_result sb_policy::find_work(worker_view& w) {
   }
   if (v == w.id) return {};
   worker_view& victim = ctx->worker_at(v);
-  ctx->steal_attempt(w, victim);
+  if (!ctx->steal_attempt(w, victim)) return {};
   const int me = w.id;
   if (frame* f = victim.deque.steal_if([&](std::uint32_t t) { return holds(node_of(t), me); })) {
     ctx->stole(w);

@@ -91,8 +91,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     return {f, found_at::roots};
   }
   worker_view* victim = choose_victim(w);
-  if (victim == nullptr) return {};
-  ctx->steal_attempt(w, *victim);
+  if (victim == nullptr || !ctx->steal_attempt(w, *victim)) return {};
   thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
   // Section III: colored attempts first, each time the worker runs out of
   // work; only colored ones until the first steal (within the patience).

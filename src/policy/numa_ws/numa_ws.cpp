@@ -301,7 +301,11 @@ search_result numa_ws_policy::find_work(worker_view& w) {
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   if (frame* f = find_local_work(w)) return {f, found_at::policy};
   if (frame* f = ctx->take_root(w)) {
-    if (w.id == first_worker_ || f->kind != frame_kind::job) return {f, found_at::roots};
+    // Roots of another arena than the default, or with the first worker
+    // serving another arena, start here (handed there, it would send them
+    // back to their arena's queues).
+    const bool first_serves_it = f->ctx.arena == 0 && ctx->worker_at(first_worker_).arena.load(std::memory_order_relaxed) == 0;
+    if (w.id == first_worker_ || f->kind != frame_kind::job || !first_serves_it) return {f, found_at::roots};
     frame* empty = nullptr;
     if (!root_handoff_.slot.compare_exchange_strong(empty, f, std::memory_order_seq_cst))
       return {f, found_at::roots};  // another root waits for it already: this one starts here
@@ -309,8 +313,7 @@ search_result numa_ws_policy::find_work(worker_view& w) {
     ctx->wake(ctx->worker_at(first_worker_));
     return {};
   }
-  if (worker_view* victim = choose_victim(w)) {
-    ctx->steal_attempt(w, *victim);
+  if (worker_view* victim = choose_victim(w); victim != nullptr && ctx->steal_attempt(w, *victim)) {
     if (frame* f = steal_from(w, *victim)) {
       ctx->stole(w);
       if ((f = after_steal(w, f)) != nullptr) return {f, found_at::steal};

@@ -39,19 +39,17 @@ bool is_proxy(const frame* f) { return f->run == &run_proxy; }
 
 tbb_numa_policy::tbb_numa_policy(policy_context& c)
     : ws_policy(c),
-      mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.places().num_places))),
+      places_(c.places().num_places),
+      mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.arenas()) * static_cast<std::size_t>(places_))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(c.num_workers()))) {
-  for (int p = 0; p < c.places().num_places; ++p) {
-    mailbox& m = mail_[static_cast<std::size_t>(p)];
-    m.allotted = static_cast<int>(c.places().place_workers[static_cast<std::size_t>(p)].size());
-    m.active.store(m.allotted, std::memory_order_relaxed);
-  }
+  // Every worker starts awake in the default arena.
+  for (int i = 0; i < c.num_workers(); ++i) count_active(c.worker_at(i), c.worker_at(i).place);
   // A child hinted at its spawner's own place is mailed only if the place
   // has other workers to receive it; with one worker per place (places =
   // cores) the spawner alone would, so it is a plain parent-first child:
   // no proxy, no lock.
   bool shared_places = false;
-  for (int p = 0; p < c.places().num_places; ++p) shared_places |= mail_[static_cast<std::size_t>(p)].allotted > 1;
+  for (const auto& mates : c.places().place_workers) shared_places |= mates.size() > 1;
   for (int i = 0; i < c.num_workers(); ++i) {
     worker_view& w = c.worker_at(i);
     // TBB's spawn (parent_first), the hinted children through route_spawn.
@@ -67,8 +65,8 @@ tbb_numa_policy::~tbb_numa_policy() {
   // Proxies left in mailboxes were run from their deques (every child ran
   // before the pool stopped): this side is the second claim. No worker is
   // running here, so back to the allocator allocate_job took them from.
-  for (int p = 0; p < ctx->places().num_places; ++p)
-    for (proxy* x : mail_[static_cast<std::size_t>(p)].queue) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(ctx->arenas()) * static_cast<std::size_t>(places_); ++i)
+    for (proxy* x : mail_[i].queue) {
       assert(x->claims.load() == 1 && "a child left unrun in a mailbox");
       x->~proxy();
       ::operator delete(x);
@@ -89,7 +87,8 @@ void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   p->owner = w.id;
   p->child = f;
   push_own(w, p);
-  mailbox& m = mail_[static_cast<std::size_t>(place)];
+  const int arena = w.arena.load(std::memory_order_relaxed);
+  mailbox& m = box(arena, place);
   {
     std::lock_guard guard(m.lock);
     m.queue.push_back(p);
@@ -99,23 +98,30 @@ void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   ctx->count(w, mailed);
   ctx->charge(w, mailbox_op, -1);
   ctx->trace(w, "mailed", -1);
-  wake_place(place);
+  wake_place(arena, place);
 }
 
-void tbb_numa_policy::wake_place(int place) {
-  for (int id : ctx->places().place_workers[static_cast<std::size_t>(place)])
-    if (ctx->wake(ctx->worker_at(id))) return;
+void tbb_numa_policy::wake_place(int arena, int place) {
+  for (int id : ctx->places().place_workers[static_cast<std::size_t>(place)]) {
+    worker_view& mate = ctx->worker_at(id);
+    if (mate.arena.load(std::memory_order_relaxed) == arena && ctx->wake(mate)) return;
+  }
+}
+
+void tbb_numa_policy::count_active(worker_view& w, int index) {
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  if (st.counted == index) return;
+  if (st.counted >= 0) mail_[static_cast<std::size_t>(st.counted)].active.fetch_sub(1, std::memory_order_acq_rel);
+  if (index >= 0) mail_[static_cast<std::size_t>(index)].active.fetch_add(1, std::memory_order_acq_rel);
+  st.counted = index;
 }
 
 // ------------------------------------------------------------ retrieval (figure 7)
 
 search_result tbb_numa_policy::find_work(worker_view& w) {
-  worker_state& st = state_[static_cast<std::size_t>(w.id)];
-  mailbox& home = mail_[static_cast<std::size_t>(w.place)];
-  if (st.asleep) {
-    st.asleep = false;
-    home.active.fetch_add(1, std::memory_order_acq_rel);
-  }
+  const int arena = w.arena.load(std::memory_order_relaxed);
+  mailbox& home = box(arena, w.place);
+  count_active(w, static_cast<int>(&home - mail_.get()));  // awake, or moved to another arena
   // Rule 3: own deque, newest first, never bypassing (a revoke).
   while (frame* f = w.deque.pop())
     if ((f = claim_from_deque(w, f)) != nullptr) return {f, found_at::own_deque};
@@ -127,8 +133,7 @@ search_result tbb_numa_policy::find_work(worker_view& w) {
     found = {f, found_at::policy};  // rule 4'
   } else if (frame* root = ctx->take_root(w)) {
     found = {root, found_at::roots};  // rules 5', 5'', 5''': the shared queues
-  } else if (worker_view* victim = choose_victim(w)) {  // rule 6
-    ctx->steal_attempt(w, *victim);
+  } else if (worker_view* victim = choose_victim(w); victim != nullptr && ctx->steal_attempt(w, *victim)) {  // rule 6
     if (frame* stolen_frame = steal_from(w, *victim)) {
       ctx->stole(w);
       found = {stolen_frame, found_at::steal};
@@ -139,7 +144,7 @@ search_result tbb_numa_policy::find_work(worker_view& w) {
 }
 
 frame* tbb_numa_policy::receive(worker_view& w) {
-  mailbox& m = mail_[static_cast<std::size_t>(w.place)];
+  mailbox& m = box(w.arena.load(std::memory_order_relaxed), w.place);
   while (m.size.load(std::memory_order_acquire) > 0) {
     proxy* p = nullptr;
     {
@@ -176,9 +181,9 @@ frame* tbb_numa_policy::claim_from_deque(worker_view& w, frame* f) {
 
 // ------------------------------------------------------------ stealing (rule 6)
 
-bool tbb_numa_policy::is_idle(int place) const {
-  const mailbox& m = mail_[static_cast<std::size_t>(place)];
-  const bool threads_expected = m.active.load(std::memory_order_acquire) < m.allotted;
+bool tbb_numa_policy::is_idle(int arena, int place) const {
+  const mailbox& m = box(arena, place);
+  const bool threads_expected = m.active.load(std::memory_order_acquire) < ctx->allotted(arena, place);
   return m.idle.load(std::memory_order_acquire) > 0 || threads_expected;
 }
 
@@ -189,7 +194,7 @@ frame* tbb_numa_policy::steal_from(worker_view& thief, worker_view& victim) {
     const int place = static_cast<int>(tag) - 1;
     // Section 4.4.2: leave an affinity child for another place to it while
     // that place is idle (it will receive the child from its mailbox).
-    bypass = place != thief.place && is_idle(place);
+    bypass = place != thief.place && is_idle(thief.arena.load(std::memory_order_relaxed), place);
     return !bypass;
   });
   if (bypass) ctx->count(thief, bypassed);
@@ -227,13 +232,9 @@ frame* tbb_numa_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
 }
 
 bool tbb_numa_policy::has_work_for(worker_view& w) {
-  mailbox& m = mail_[static_cast<std::size_t>(w.place)];
+  mailbox& m = box(w.arena.load(std::memory_order_relaxed), w.place);
   if (m.size.load(std::memory_order_seq_cst) > 0) return true;
-  worker_state& st = state_[static_cast<std::size_t>(w.id)];
-  if (!st.asleep) {  // about to sleep: not active at its place (figure 9)
-    st.asleep = true;
-    m.active.fetch_sub(1, std::memory_order_acq_rel);
-  }
+  count_active(w, -1);  // about to sleep: not active at its place (figure 9)
   return false;
 }
 

@@ -17,9 +17,11 @@
 //     has run out of its own deque counts itself idle at p while it
 //     searches; a thief stealing a proxy for another place leaves it
 //     (bypasses the victim) while p's mailbox is idle or p has fewer
-//     active workers than it is allotted, since p will receive it soon.
-//     Here a worker is active unless it went to sleep; arenas, which will
-//     allot fewer workers than a place has, are issue 14's later step.
+//     active workers than the resource manager allots the arena there
+//     (core/arenas.hpp), since p will receive it soon. A worker is active
+//     at its place in the arena it serves unless it went to sleep.
+//   - arenas (4.2): every arena has its own mailbox per place, served only
+//     by the workers of that place that serve the arena.
 //   - revokes (4.4.3): the spawner's own pops (rule 3) never bypass, so a
 //     proxy nobody at p received runs on its spawner, and every child runs.
 // The retrieval order (figure 7): own deque (3), own place's mailbox (4'),
@@ -74,31 +76,38 @@ class tbb_numa_policy : public ws_policy {
   };
 
  private:
+  // One per arena and place.
   struct alignas(64) mailbox {
     std::mutex lock;
     std::deque<proxy*> queue;   // under lock, oldest first
     std::atomic<int> size{0};   // queue.size(), read without the lock
-    // Figure 9: workers of this place searching beyond their own deque
-    // (set_idle), and how many of the place's workers are awake.
+    // Figure 9: workers of this place and arena searching beyond their own
+    // deque (set_idle), and how many of them are awake.
     std::atomic<int> idle{0};
     std::atomic<int> active{0};
-    int allotted = 0;
   };
   struct alignas(64) worker_state {
-    bool asleep = false;  // counted out of its place's active workers
+    int counted = -1;  // the mailbox whose active workers count this one; -1 asleep
   };
 
-  // Figure 9's is_idle: a worker of place p is about to look into its
-  // mailbox, or some worker allotted to p is not active.
-  bool is_idle(int place) const;
+  mailbox& box(int arena, int place) const {
+    return mail_[static_cast<std::size_t>(arena) * static_cast<std::size_t>(places_) + static_cast<std::size_t>(place)];
+  }
+  // Figure 9's is_idle, in an arena: a worker of place p is about to look
+  // into its mailbox, or some worker allotted to p is not active.
+  bool is_idle(int arena, int place) const;
+  // w is awake at its place in the arena it serves (figure 9's
+  // num_threads_active), counted in that mailbox only.
+  void count_active(worker_view& w, int index);
   // Rule 4': the oldest live child in w's place's mailbox, or nullptr.
   frame* receive(worker_view& w);
   // The child of a proxy taken from a deque, or nullptr if the mailbox side
   // ran it (the proxy is then freed). Other frames pass through.
   frame* claim_from_deque(worker_view& w, frame* f);
-  void wake_place(int place);
+  void wake_place(int arena, int place);
   void drop_dead_proxies(worker_view& w);
 
+  int places_ = 0;
   std::unique_ptr<mailbox[]> mail_;
   std::unique_ptr<worker_state[]> state_;
 };

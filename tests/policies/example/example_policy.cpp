@@ -38,8 +38,7 @@ class example_policy : public policy_defaults {
 
   search_result find_work(worker_view& w) {
     // A colored attempt first: peek at the color of the victim's oldest frame.
-    if (worker_view* victim = choose_victim(w)) {
-      ctx->steal_attempt(w, *victim);
+    if (worker_view* victim = choose_victim(w); victim != nullptr && ctx->steal_attempt(w, *victim)) {
       const std::uint32_t mine = 1 + color(w);
       if (frame* f = victim->deque.steal_if([&](std::uint32_t tag) { return tag == mine; })) {
         ctx->stole(w);

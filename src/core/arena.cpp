@@ -1,0 +1,77 @@
+// locus::arena (include/locus/arena.hpp) over the resource manager
+// (core/arenas.hpp) and the root tasks of join.cpp.
+#include <stdexcept>
+#include <string>
+
+#include "core/runtime_state.hpp"
+#include "locus/arena.hpp"
+
+namespace locus::detail {
+
+namespace {
+runtime_state& pool_of(const arena_handle& a) {
+  runtime_state* rt = pool_if_started();
+  if (rt == nullptr || rt != a.pool)
+    throw std::logic_error("locus::arena " + std::to_string(a.id) +
+                           ": the pool it was created in has stopped (its locus::runtime was destroyed); "
+                           "create arenas while the runtime they use is alive");
+  return *rt;
+}
+}  // namespace
+
+arena_handle arena_open(int max_concurrency) {
+  if (max_concurrency < 0)
+    throw std::invalid_argument("locus::arena(" + std::to_string(max_concurrency) +
+                                "): max_concurrency must be >= 1 (or 0 for every worker of the pool)");
+  runtime_state& rt = pool();
+  const int workers = static_cast<int>(rt.workers.size());
+  const int wanted = max_concurrency == 0 ? workers : max_concurrency;
+  const int id = rt.arenas.open(wanted);
+  return {&rt, id, rt.arenas.slot(id).max_concurrency};
+}
+
+void arena_close(const arena_handle& a) noexcept {
+  runtime_state* rt = pool_if_started();
+  if (rt != nullptr && rt == a.pool) rt->arenas.close(a.id);
+}
+
+void arena_execute(const arena_handle& a, void (*fn)(void*), void* arg) {
+  runtime_state& rt = pool_of(a);
+  worker_view* w = current_worker();
+  if (w == nullptr) return run_in_arena(a.id, fn, arg);
+  if (w->ctx.arena == a.id) return fn(arg);  // already in it: run here, as oneTBB does
+  if (rt.arenas.isolating()) return run_in_arena(a.id, fn, arg);
+  // The policy's arenas share every worker (registry.hpp, isolates_arenas):
+  // the task runs f itself, as a task of the arena, and what f creates
+  // inherits it. f may suspend and resume elsewhere: the worker it ends on
+  // gets the task's own arena back.
+  const std::uint16_t own = w->ctx.arena;
+  w->ctx.arena = static_cast<std::uint16_t>(a.id);
+  try {
+    fn(arg);
+  } catch (...) {
+    current_worker()->ctx.arena = own;
+    throw;
+  }
+  current_worker()->ctx.arena = own;
+}
+
+void arena_check(const arena_handle& a) { pool_of(a); }
+
+void arena_enqueue(const arena_handle& a, detached_job* job) { submit_detached(job, a.id); }
+
+std::vector<int> arena_workers_per_place(const arena_handle& a) {
+  runtime_state& rt = pool_of(a);
+  std::vector<int> out;
+  for (int p = 0; p < rt.places.num_places; ++p) out.push_back(rt.arenas.allotted(a.id, p));
+  return out;
+}
+
+int current_arena() noexcept {
+  worker_view* w = current_worker();
+  return w != nullptr ? w->ctx.arena : 0;
+}
+
+int current_arena_max_concurrency() { return pool().arenas.slot(current_arena()).max_concurrency; }
+
+}  // namespace locus::detail
