@@ -15,7 +15,9 @@
 //
 // Per backend:
 //   serial  a loop over the partitions.
-//   locus   a task_group with one spawn per partition. With +nacs
+//   locus   a task_group with one parent-first spawn per partition: all
+//           of them queued, then the spawner syncs (and runs those nobody
+//           took), as figure 13's launcher spawns its task list. With +nacs
 //           (locus_backend::loops == distributed, which for these programs
 //           means "the program gives its tasks place affinities"), each
 //           spawn carries locus::at(place of the partition), as figure 13's
@@ -85,13 +87,13 @@ void partition_tasks(int parts, Body&& body) {
   if constexpr (std::is_same_v<P, locus_backend>) {
     locus::task_group group;
     if (!partition_affinity<P>()) {
-      for (int i = 0; i < parts; ++i) group.spawn([&body, i] { body(i); });
+      for (int i = 0; i < parts; ++i) group.spawn([&body, i] { body(i); }, locus::parent_first);
     } else {
       const int here = locus::current_place();
       for (const bool own : {false, true})
         for (int i = 0; i < parts; ++i) {
           const int place = partition_place<P>(i, parts);
-          if ((place == here) == own) group.spawn([&body, i] { body(i); }, locus::at(place));
+          if ((place == here) == own) group.spawn([&body, i] { body(i); }, locus::parent_first, locus::at(place));
         }
     }
     group.sync();

@@ -3,10 +3,16 @@
 //
 //   load     (serial, in order)  the query's pixels into a work item
 //   segment  (parallel)          its signature and index descriptor
-//   probe    (parallel)          the index's candidates: one stage over the
-//                                whole database, or under +nacs one stage
-//                                per place, stage p over the images of
-//                                place p and run at place p (figure 12)
+//   probe    (parallel)          the index's candidates, over one block
+//                                of the database per place: on locus each
+//                                item fans out one task per block
+//                                (bench::partition_tasks; under +nacs the
+//                                task for block p at place p), or with
+//                                probe_stages=1 one stage per place, stage
+//                                p over block p and run at place p under
+//                                +nacs (figure 12; without +nacs one stage
+//                                over the whole database, as figure 12's
+//                                program without NUMA)
 //   rank     (parallel)          the `top` candidates by EMD
 //   output   (serial, in order)  the query's result into the result table
 //
@@ -28,6 +34,7 @@
 #include <locus/locus.hpp>
 
 #include "common/harness.hpp"
+#include "common/partition_tasks.hpp"
 #include "common/places.hpp"
 #include "ferret/kernel.hpp"
 
@@ -39,7 +46,8 @@ struct work_item {
   std::vector<std::uint8_t> pixels;
   ferret::signature signature;
   ferret::descriptor descriptor{};
-  std::vector<ferret::candidate> found;  // from every probe stage
+  std::vector<ferret::candidate> found;  // from every probe
+  std::vector<std::vector<ferret::candidate>> per_block;  // the fanned-out probes', by block
   std::vector<ferret::match> ranked;
 };
 
@@ -47,6 +55,7 @@ struct settings {
   std::int64_t images, queries;
   int side, keep, top;
   std::size_t in_flight;
+  bool probe_stages;  // locus: one pipeline stage per place instead of a fan-out per item
 };
 
 class ferret_instance final : public bench::instance {
@@ -172,6 +181,34 @@ class ferret_instance final : public bench::instance {
     ferret::probe(item->descriptor, index_.data(), first, last, s_.keep, item->found);
     return item;
   }
+  // The probe fanned out over the places' blocks, one task each; the
+  // blocks' candidates are gathered in block order.
+  work_item* probe_blocks(work_item* item) {
+    const int blocks = locus::num_places();
+    item->per_block.resize(static_cast<std::size_t>(blocks));
+    auto probe_block = [&](int b) {
+      const bench::partition_range r(s_.images, b, blocks);
+      auto& found = item->per_block[static_cast<std::size_t>(b)];
+      found.clear();
+      ferret::probe(item->descriptor, index_.data(), r.begin, r.end, s_.keep, found);
+    };
+    if (!bench::partition_affinity<bench::locus_backend>()) {
+      bench::partition_tasks<bench::locus_backend>(blocks, probe_block);
+    } else {
+      // +nacs: the other places' blocks are detached to their places'
+      // queues (section 4.4.3: an item's tasks form a shallow tree, and
+      // spawned with affinities most would be revoked by the item's own
+      // task at its sync); this place's block runs here.
+      const int here = locus::current_place();
+      locus::task_group group;
+      for (int b = 0; b < blocks; ++b)
+        if (b != here) group.enqueue([&probe_block, b] { probe_block(b); }, locus::at(b));
+      if (here >= 0 && here < blocks) probe_block(here);
+      group.sync();
+    }
+    for (const auto& found : item->per_block) item->found.insert(item->found.end(), found.begin(), found.end());
+    return item;
+  }
   work_item* rank(work_item* item) {
     item->ranked = ferret::rank(item->signature, item->found, s_.keep, s_.top, database());
     return item;
@@ -201,15 +238,17 @@ class ferret_instance final : public bench::instance {
                                             return load(next++);
                                           }) &
         locus::make_stage<item_ptr, item_ptr>(locus::stage_mode::parallel, [&](item_ptr i) { return segment(i); });
-    if (nacs) {
+    if (!s_.probe_stages) {
+      chain = chain & locus::make_stage<item_ptr, item_ptr>(locus::stage_mode::parallel,
+                                                            [&](item_ptr i) { return probe_blocks(i); });
+    } else if (nacs) {
       // TBB-NUMA's ferret (figure 12): one probe stage per place, each over
       // its place's block of the database and run there.
       const int places = locus::num_places();
       for (int p = 0; p < places; ++p) {
-        const auto block = locus::place_block(static_cast<std::size_t>(s_.images), p, places);
-        const auto first = static_cast<std::int64_t>(block.begin), last = static_cast<std::int64_t>(block.end);
+        const bench::partition_range r(s_.images, p, places);
         chain = chain & locus::make_stage<item_ptr, item_ptr>(
-                            locus::stage_mode::parallel, [this, first, last](item_ptr i) { return probe(i, first, last); },
+                            locus::stage_mode::parallel, [this, r](item_ptr i) { return probe(i, r.begin, r.end); },
                             locus::at(p));
       }
     } else {
@@ -269,18 +308,24 @@ const bench::registrar registered{{
     "(per place under +nacs), rank the candidates by exact EMD, output in order.",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto images = p.get("images", 4096, 500000, 2000000, s,
-                                "database images (64 bytes of index and 96 of signature each)", {1, 1'000'000'000});
-      const auto queries = p.get("queries", 16, 48, 3500, s, "query images (the paper's 3500)", {1, 10'000'000});
+      const auto images = p.get("images", 4096, 1000000, 4000000, s,
+                                "database images, 64 bytes of index and 96 of signature each (quick: a 64 MB "
+                                "index; full: 640 MB in all)",
+                                {1, 1'000'000'000});
+      const auto queries = p.get("queries", 16, 192, 3500, s, "query images (the paper's 3500)", {1, 10'000'000});
       const auto side = p.get("side", 32, 64, 128, s, "query images are side x side pixels", {8, 4096});
       const auto keep = p.get("candidates", 16, 32, 32, s, "candidates the index proposes per query", {1, 100000});
       const auto top = p.get("top", 10, 10, 10, s, "results per query (PARSEC's top 10)", {1, 100000});
       const auto in_flight = p.get("in_flight", 16, 128, 128, s, "queries in flight at most", {1, 1 << 20});
+      const auto stages = p.get("probe_stages", 0, 0, 0, s,
+                                "locus: 0, each item's probe fans out one task per place's block (under +nacs at "
+                                "that place); 1, one pipeline stage per place (figure 12; under +nacs at that place)",
+                                {0, 1});
       if (top > keep)
         throw std::invalid_argument("--param top=" + std::to_string(top) + " is above candidates=" +
                                     std::to_string(keep) + ": the ranking keeps at most the candidates");
       return std::make_unique<ferret_instance>(settings{images, queries, static_cast<int>(side), static_cast<int>(keep),
-                                                        static_cast<int>(top), static_cast<std::size_t>(in_flight)});
+                                                        static_cast<int>(top), static_cast<std::size_t>(in_flight), stages == 1});
     }}};
 
 }  // namespace

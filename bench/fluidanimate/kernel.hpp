@@ -30,8 +30,9 @@
 // order), and each cell gathers its particles in rebuild in the same fixed
 // order: twice PARSEC's pair terms, no locks, and every variant and
 // partitioning gives the serial run's bits. The gather assumes that no
-// particle crosses more than one cell per frame (h / dt, 8.7 m/s at
-// the paper's input, against about 1.5 m/s for the falling water), and that
+// particle crosses more than one cell per frame (cells are at least h
+// wide: h / dt is 4.1 m/s at the paper's input and 10 m/s at quick, against
+// about 1.5 m/s for water falling the dam's height), and that
 // no cell receives more than 16 particles (PARSEC chains an overflow cell
 // instead); locate and rebuild report either, and the run then throws.
 //

@@ -217,11 +217,13 @@ const bench::registrar registered{{
     "then the chunks' centers are clustered.",
     false,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto chunk = p.get("chunk", 1024, 16384, 200000, s,
-                               "points per chunk (PARSEC's chunksize; native: 200 000)", {1, 1 << 26});
-      const auto chunks = p.get("chunks", 2, 2, 50, s,
+      const auto chunk = p.get("chunk", 1024, 49152, 200000, s,
+                               "points per chunk (PARSEC's chunksize; native: 200 000; quick: 24 MB of "
+                               "coordinates, more than one Westmere socket's L3)",
+                               {1, 1 << 26});
+      const auto chunks = p.get("chunks", 2, 1, 50, s,
                                 "chunks in the stream (the paper's 10M points: 50 of 200 000)", {1, 100000});
-      const auto dim = p.get("dim", 16, 64, 128, s, "coordinates per point (PARSEC native: 128)", {1, 4096});
+      const auto dim = p.get("dim", 16, 128, 128, s, "coordinates per point (PARSEC native: 128)", {1, 4096});
       const auto kmin = p.get("kmin", 5, 10, 10, s, "fewest centers per clustering (PARSEC native: 10)", {2, 10000});
       const auto kmax = p.get("kmax", 10, 20, 20, s, "most centers per clustering (PARSEC native: 20)", {2, 10000});
       const auto parts = p.get("parts", 32, 32, 32, s,
