@@ -144,7 +144,7 @@ class ferret_instance final : public bench::instance {
  private:
   // The database image query q repaints.
   std::int64_t source(std::int64_t q) const {
-    return static_cast<std::int64_t>(ferret::random_stream(static_cast<std::uint64_t>(q) + 99).next() %
+    return static_cast<std::int64_t>(ferret::random_stream{static_cast<std::uint64_t>(q) + 99}.next() %
                                      static_cast<std::uint64_t>(s_.images));
   }
   ferret::signatures database() const { return {feature_.data(), mass_.data()}; }
@@ -221,6 +221,17 @@ class ferret_instance final : public bench::instance {
     free_.push_back(item);
   }
 
+  // The first stage's body, for both pipeline libraries: the next query,
+  // or the end of the stream.
+  template <class FlowControl>
+  work_item* next_query(std::int64_t& next, FlowControl& fc) {
+    if (next == s_.queries) {
+      fc.stop();
+      return nullptr;
+    }
+    return load(next++);
+  }
+
   void run_serial() {
     for (std::int64_t q = 0; q < s_.queries; ++q) output(rank(probe(segment(load(q)), 0, s_.images)));
   }
@@ -230,13 +241,7 @@ class ferret_instance final : public bench::instance {
     std::int64_t next = 0;
     locus::stage<void, item_ptr> chain =
         locus::make_stage<void, item_ptr>(locus::stage_mode::serial_in_order,
-                                          [&](locus::flow_control& fc) -> item_ptr {
-                                            if (next == s_.queries) {
-                                              fc.stop();
-                                              return nullptr;
-                                            }
-                                            return load(next++);
-                                          }) &
+                                          [&](locus::flow_control& fc) { return next_query(next, fc); }) &
         locus::make_stage<item_ptr, item_ptr>(locus::stage_mode::parallel, [&](item_ptr i) { return segment(i); });
     if (!s_.probe_stages) {
       chain = chain & locus::make_stage<item_ptr, item_ptr>(locus::stage_mode::parallel,
@@ -267,13 +272,7 @@ class ferret_instance final : public bench::instance {
     tbb::parallel_pipeline(
         s_.in_flight,
         tbb::make_filter<void, item_ptr>(tbb::filter_mode::serial_in_order,
-                                         [&](tbb::flow_control& fc) -> item_ptr {
-                                           if (next == s_.queries) {
-                                             fc.stop();
-                                             return nullptr;
-                                           }
-                                           return load(next++);
-                                         }) &
+                                         [&](tbb::flow_control& fc) { return next_query(next, fc); }) &
             tbb::make_filter<item_ptr, item_ptr>(tbb::filter_mode::parallel, [&](item_ptr i) { return segment(i); }) &
             tbb::make_filter<item_ptr, item_ptr>(tbb::filter_mode::parallel,
                                                  [&](item_ptr i) { return probe(i, 0, s_.images); }) &

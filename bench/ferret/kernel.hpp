@@ -38,6 +38,7 @@
 #include <locus/annotate.hpp>
 
 #include "common/annotations.hpp"
+#include "common/splitmix64.hpp"
 
 namespace ferret {
 
@@ -55,21 +56,7 @@ struct signature {
 
 using descriptor = std::array<float, descriptor_floats>;
 
-// A deterministic stream of numbers from a seed (SplitMix64).
-class random_stream {
- public:
-  explicit random_stream(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
+using random_stream = bench::splitmix64;
 
 // ------------------------------------------------------------ synthetic images
 
@@ -84,7 +71,7 @@ struct layout {
   std::array<region, regions> part;
 
   explicit layout(std::uint64_t image) {
-    random_stream random(image * 0x2545f4914f6cdd1dULL + 1);
+    random_stream random{image * 0x2545f4914f6cdd1dULL + 1};
     part[0] = {0, 0, 1, 1, {}, {}};
     for (int made = 1; made < regions; ++made) {
       int widest = 0;
@@ -157,7 +144,7 @@ inline signature database_signature(const layout& l) {
 // `source` painted with noise (each channel about its region's deviation)
 // and a brightness shift of up to 8 levels.
 inline void render(const layout& l, std::uint64_t query, int side, std::uint8_t* rgb) {
-  random_stream random(query * 0x9e3779b97f4a7c15ULL + 7);
+  random_stream random{query * 0x9e3779b97f4a7c15ULL + 7};
   const double shift = 16.0 * random.uniform() - 8.0;
   for (int y = 0; y < side; ++y)
     for (int x = 0; x < side; ++x) {

@@ -33,7 +33,7 @@ class synthetic_stream {
   static constexpr std::uint64_t cycles_per_coordinate = 5;
 
   explicit synthetic_stream(std::int64_t dim) : dim_(dim), centers_(static_cast<std::size_t>(hidden * dim)) {
-    streamcluster::random_stream random(0x5eedc1057e5ULL);
+    streamcluster::random_stream random{0x5eedc1057e5ULL};
     for (float& c : centers_) c = static_cast<float>(random.uniform());
   }
 
@@ -163,7 +163,7 @@ class streamcluster_instance final : public bench::instance {
   template <class P>
   outcome cluster_stream() {
     outcome out;
-    streamcluster::random_stream random(20120813);
+    streamcluster::random_stream random{20120813};
     point_arrays centers;  // the chunks' centers, clustered at the end
     std::vector<std::int64_t> center_ids;
     std::int64_t gathered = 0;

@@ -39,6 +39,7 @@
 
 #include "common/annotations.hpp"
 #include "common/partition_tasks.hpp"
+#include "common/splitmix64.hpp"
 
 namespace streamcluster {
 
@@ -62,27 +63,9 @@ struct search_settings {
   int parts;  // partitions, one task each per pass
 };
 
-// SplitMix64 (Steele, Lea and Flood): the coordinator's random draws. A
-// fixed seed per run, so every variant draws the same numbers.
-class random_stream {
- public:
-  explicit random_stream(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  std::int64_t below(std::int64_t n) { return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n)); }
-  template <class T>
-  void shuffle(std::vector<T>& v) {
-    for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<std::size_t>(below(static_cast<std::int64_t>(i)))]);
-  }
-
- private:
-  std::uint64_t state_;
-};
+// The coordinator's random draws: a fixed seed per run, so every variant
+// draws the same numbers.
+using random_stream = bench::splitmix64;
 
 // The passes over points [lo, hi). Out of line, so that there is one copy of
 // the floating-point code for every backend (the same instructions, the
