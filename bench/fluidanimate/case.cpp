@@ -20,7 +20,6 @@
 namespace {
 
 using fluidanimate::particles;
-using fluidanimate::slots;
 using fluidanimate::vec3;
 
 // The water's share of the box along x, y and z.
@@ -42,13 +41,14 @@ float jitter(std::uint64_t particle, int axis) {
   return static_cast<float>(v >> 40) * 0x1.0p-24f * 0.2f - 0.1f;
 }
 
-// The water, binned in the grid's cells.
-particles dam(const fluidanimate::grid& g, const fluidanimate::physics& f, double spacing, std::int64_t* made) {
-  particles out;
-  out.resize(g.cells());
+// The water, binned in the grid's cells (by cell, in lattice order within
+// a cell).
+fluidanimate::input dam(const fluidanimate::grid& g, const fluidanimate::physics& f, double spacing) {
   const double lo[3] = {f.lo.x, f.lo.y, f.lo.z}, hi[3] = {f.hi.x, f.hi.y, f.hi.z};
   std::int64_t n[3];
   for (int d = 0; d < 3; ++d) n[d] = std::max<std::int64_t>(1, static_cast<std::int64_t>(water[d] * (hi[d] - lo[d]) / spacing));
+  std::vector<vec3> lattice;
+  std::vector<std::int64_t> cell;
   std::uint64_t id = 0;
   for (std::int64_t z = 0; z < n[2]; ++z)
     for (std::int64_t y = 0; y < n[1]; ++y)
@@ -58,14 +58,22 @@ particles dam(const fluidanimate::grid& g, const fluidanimate::physics& f, doubl
         for (int d = 0; d < 3; ++d)
           p[d] = static_cast<float>(lo[d] + (static_cast<double>(at[d]) + 0.5 + jitter(id, d)) * spacing);
         int i = 0, j = 0, k = 0;
-        const std::int64_t c = g.cell_of({p[0], p[1], p[2]}, &i, &j, &k);
-        const std::int32_t s = out.count[static_cast<std::size_t>(c)]++;
-        if (s >= slots)
-          throw std::logic_error("fluidanimate: more than " + std::to_string(slots) + " particles in a cell at the start");
-        out.p[static_cast<std::size_t>(c * slots + s)] = {p[0], p[1], p[2]};
+        lattice.push_back({p[0], p[1], p[2]});
+        cell.push_back(g.cell_of(lattice.back(), &i, &j, &k));
       }
-  *made = static_cast<std::int64_t>(id);
-  return out;
+  fluidanimate::input in;
+  in.count.assign(static_cast<std::size_t>(g.cells()), 0);
+  in.start.assign(static_cast<std::size_t>(g.cells()), 0);
+  for (std::int64_t c : cell) ++in.count[static_cast<std::size_t>(c)];
+  for (std::int64_t c = 1; c < g.cells(); ++c)
+    in.start[static_cast<std::size_t>(c)] = in.start[static_cast<std::size_t>(c - 1)] + in.count[static_cast<std::size_t>(c - 1)];
+  in.p.resize(lattice.size());
+  std::vector<std::int32_t> filled(in.count.size(), 0);
+  for (std::size_t q = 0; q < lattice.size(); ++q) {
+    const auto c = static_cast<std::size_t>(cell[q]);
+    in.p[static_cast<std::size_t>(in.start[c] + filled[c]++)] = lattice[q];
+  }
+  return in;
 }
 
 bool same_bits(const vec3& a, const vec3& b) {
@@ -88,8 +96,7 @@ class fluidanimate_instance final : public bench::instance {
         grid_(physics_),
         frames_(frames),
         parts_(parts) {
-    const double spacing = spacing_for(physics_, target);
-    initial_ = dam(grid_, physics_, spacing, &particles_);
+    initial_ = dam(grid_, physics_, spacing_for(physics_, target));
     for (auto& b : buf_) b.resize(grid_.cells());
     scratch_.resize(grid_.cells());
     prepare();
@@ -102,6 +109,7 @@ class fluidanimate_instance final : public bench::instance {
   void prepare() override {
     for (auto& b : buf_) {
       for (auto* field : {&b.p, &b.hv, &b.v}) bench::place_blocks(std::span(*field));
+      bench::place_blocks(std::span(b.start));
       bench::place_blocks(std::span(b.count));
     }
     bench::place_blocks(std::span(scratch_.density));
@@ -115,6 +123,8 @@ class fluidanimate_instance final : public bench::instance {
     });
   }
 
+  // Cell by cell: the same number of particles, each with the same bits,
+  // in the same order.
   std::string verify() override {
     const particles& got = buf_[last_];
     for (std::int64_t c = 0; c < grid_.cells(); ++c) {
@@ -122,12 +132,13 @@ class fluidanimate_instance final : public bench::instance {
       if (got.count[cell] != expected_.count[cell])
         return "cell " + std::to_string(c) + " holds " + std::to_string(got.count[cell]) + " particles, the serial run's " +
                std::to_string(expected_.count[cell]);
-      for (std::size_t o = cell * slots; o < cell * slots + static_cast<std::size_t>(got.count[cell]); ++o)
-        if (!same_bits(got.p[o], expected_.p[o]) || !same_bits(got.hv[o], expected_.hv[o]) ||
-            !same_bits(got.v[o], expected_.v[o]))
-          return "cell " + std::to_string(c) + " slot " + std::to_string(o - cell * slots) + ": position " +
-                 show(got.p[o]) + ", velocity " + show(got.v[o]) + "; the serial run's " + show(expected_.p[o]) + ", " +
-                 show(expected_.v[o]);
+      for (std::int32_t s = 0; s < got.count[cell]; ++s) {
+        const auto o = static_cast<std::size_t>(got.start[cell] + s), e = static_cast<std::size_t>(expected_.start[cell] + s);
+        if (!same_bits(got.p[o], expected_.p[e]) || !same_bits(got.hv[o], expected_.hv[e]) ||
+            !same_bits(got.v[o], expected_.v[e]))
+          return "cell " + std::to_string(c) + " particle " + std::to_string(s) + ": position " + show(got.p[o]) +
+                 ", velocity " + show(got.v[o]) + "; the serial run's " + show(expected_.p[e]) + ", " + show(expected_.v[e]);
+      }
     }
     return "";
   }
@@ -139,17 +150,19 @@ class fluidanimate_instance final : public bench::instance {
     for (std::int64_t c = 0; c < grid_.cells(); ++c) {
       const auto cell = static_cast<std::size_t>(c);
       fullest = std::max(fullest, got.count[cell]);
-      for (std::size_t o = cell * slots; o < cell * slots + static_cast<std::size_t>(got.count[cell]); ++o) {
+      for (std::int32_t s = 0; s < got.count[cell]; ++s) {
+        const auto o = static_cast<std::size_t>(got.start[cell] + s);
         height += got.p[o].y;
         speed = std::max(speed, std::sqrt(double{got.v[o].x} * got.v[o].x + double{got.v[o].y} * got.v[o].y +
                                           double{got.v[o].z} * got.v[o].z));
       }
     }
+    const auto n = static_cast<double>(initial_.p.size());
     std::ostringstream s;
     s.precision(4);
-    s << particles_ << " particles, " << grid_.nx << " x " << grid_.ny << " x " << grid_.nz << " cells, "
-      << parts_ << " partitions, " << frames_ << " frames: mean height " << height / static_cast<double>(particles_)
-      << " m, top speed " << speed << " m/s, fullest cell " << fullest;
+    s << initial_.p.size() << " particles, " << grid_.nx << " x " << grid_.ny << " x " << grid_.nz << " cells, "
+      << parts_ << " partitions, " << frames_ << " frames: mean height " << height / n << " m, top speed " << speed
+      << " m/s, fullest cell " << fullest;
     return s.str();
   }
 
@@ -157,8 +170,7 @@ class fluidanimate_instance final : public bench::instance {
   fluidanimate::physics physics_;
   fluidanimate::grid grid_;
   int frames_, parts_;
-  std::int64_t particles_ = 0;
-  particles initial_;
+  fluidanimate::input initial_;
   particles buf_[2];
   fluidanimate::scratch scratch_;
   int last_ = 0;

@@ -2,11 +2,18 @@
 // PARSEC's fluidanimate computes a frame (Müller, Charypar and Gross,
 // "Particle-based fluid simulation for interactive applications", 2003):
 // the particles are binned in cells at least one smoothing length h wide,
-// so a particle's neighbours lie in its cell and the 26 around it; a cell
-// holds up to 16 particles (PARSEC's PARTICLES_PER_CELL), one array per
-// field, slot s of cell c at c * 16 + s.
+// so a particle's neighbours lie in its cell and the 26 around it.
 //
-// A frame is five phases, each one task per partition of the cells
+// The cells are split into partitions of consecutive cells (slabs of
+// rows), and a partition owns 16 particle slots per cell (PARSEC's
+// PARTICLES_PER_CELL), one array per field: partition [first, last) owns
+// slots [16 first, 16 last). Its cells' particles are packed in cell order
+// from its first slot, cell c's at [start[c], start[c] + count[c]): a cell
+// may hold more than 16 as long as its partition's cells hold 16 on
+// average, where PARSEC chains overflow cells to a full one (after a few
+// hundred frames the fullest cells hold twice that).
+//
+// A frame is five phases, each one task per partition
 // (bench::partition_tasks; figure 13's GridLauncher, one launch per phase):
 //
 //   locate     the cell each particle of the last frame now falls in
@@ -26,21 +33,20 @@
 // on a partition's border; the order in which two partitions add to a
 // border cell then depends on timing, and so do the last bits of the
 // result. Here each particle gathers its own sums, over its neighbours in
-// a fixed order (the 27 cells by z, y, x offset, each cell's slots in
+// a fixed order (the 27 cells by z, y, x offset, each cell's particles in
 // order), and each cell gathers its particles in rebuild in the same fixed
 // order: twice PARSEC's pair terms, no locks, and every variant and
 // partitioning gives the serial run's bits. The gather assumes that no
 // particle crosses more than one cell per frame (cells are at least h
 // wide: h / dt is 4.1 m/s at the paper's input and 10 m/s at quick, against
-// about 1.5 m/s for water falling the dam's height), and that
-// no cell receives more than 16 particles (PARSEC chains an overflow cell
-// instead); locate and rebuild report either, and the run then throws.
+// about 1.5 m/s for water falling the dam's height), and that no partition
+// receives more than 16 particles per cell; locate and rebuild report
+// either, and the run then throws.
 //
-// For the simulator each phase declares, per row of its cells, the cache
-// lines holding the particles it reads in the cells around and the ones it
-// writes in its own cells (locus::touch_indexed: the lines of a cell that
-// hold particles, not its empty slots), and the cycles of its operations
-// counted as it runs (README.md).
+// For the simulator each phase declares, per row of its cells, the slots
+// holding the particles it reads in the cells around and those it writes
+// in its own cells, and the cycles of its operations counted as it runs
+// (README.md).
 #pragma once
 
 #include <algorithm>
@@ -57,6 +63,7 @@
 
 namespace fluidanimate {
 
+// Particle slots per cell, owned by the cell's partition.
 inline constexpr int slots = 16;
 
 struct vec3 {
@@ -122,19 +129,25 @@ struct grid {
   }
 };
 
-// One set of particles by cell: position, the half-step velocity of the
-// leapfrog and the velocity, slot s of cell c at c * slots + s; count[c]
-// particles in cell c.
+// One set of particles: position, the half-step velocity of the leapfrog
+// and the velocity, by slot; cell c's particles in slots [start[c],
+// start[c] + count[c]).
 struct particles {
   std::vector<vec3> p, hv, v;
-  std::vector<std::int32_t> count;
+  std::vector<std::int32_t> start, count;
   void resize(std::int64_t cells) {
     for (auto* a : {&p, &hv, &v}) a->resize(static_cast<std::size_t>(cells * slots));
+    start.resize(static_cast<std::size_t>(cells));
     count.resize(static_cast<std::size_t>(cells));
+  }
+  // One past the last slot in use by cells [first, last) (consecutive
+  // cells of one partition), or `from` if they are empty.
+  std::int64_t end_of(std::int64_t first, std::int64_t last, std::int64_t from) const {
+    return last > first ? start[static_cast<std::size_t>(last - 1)] + count[static_cast<std::size_t>(last - 1)] : from;
   }
 };
 
-// What a frame computes besides the particles, one entry per slot.
+// What a frame computes besides the particles, by slot.
 struct scratch {
   std::vector<float> density;
   std::vector<vec3> acc;
@@ -155,41 +168,41 @@ inline constexpr std::uint64_t locate_cycles = 15;     // 3 x (sub, div, clamp),
 inline constexpr std::uint64_t advance_cycles = 18;    // leapfrog (4 vector fma/adds), 6 wall checks
 inline constexpr std::uint64_t wall_cycles = 12;       // a boundary cell particle's penalty test per axis
 
-// The simulator's view of a row of cells: the lines holding particles.
-class declared_cells {
+// The simulator's view of a row of cells: the slots holding their
+// particles, as ranges of consecutive slots (consecutive cells of one
+// partition are one range).
+class declared_rows {
  public:
-  // Cells a..b-1 of row (j, k), and with `around` the cells next to them in
-  // the 9 rows (j +- 1, k +- 1) as well: the cells a phase reads around its
-  // own. The counts of all of them are read (declared here).
-  void collect(const grid& g, const std::int32_t* count, int j, int k, int a, int b, bool around) {
-    cells_.clear();
+  // Cells a..b-1 of row (j, k) of `at`, and with `around` the cells next to
+  // them in the 9 rows (j +- 1, k +- 1) as well. Their starts and counts
+  // are read (declared here, per z layer the rows between the first and
+  // the last).
+  void collect(const grid& g, const particles& at, int j, int k, int a, int b, bool around) {
+    ranges_.clear();
     const int r = around ? 1 : 0;
-    for (int dk = -r; dk <= r; ++dk)
-      for (int dj = -r; dj <= r; ++dj) {
-        const int jj = j + dj, kk = k + dk;
-        if (jj < 0 || jj >= g.ny || kk < 0 || kk >= g.nz) continue;
-        for (int i = std::max(0, a - r); i < std::min(g.nx, b + r); ++i) cells_.push_back(g.index(i, jj, kk));
-      }
-    locus::touch_indexed(count, cells_.data(), cells_.size(), sizeof(std::int32_t));
-    count_ = count;
-  }
-  // The lines of `array` (per-slot elements of `bytes` each) holding the
-  // particles of the collected cells.
-  void touch(const void* array, std::size_t bytes, locus::access how) {
-    lines_.clear();
-    const std::int64_t line = 64;
-    for (std::int64_t c : cells_) {
-      const std::int64_t n = count_[c];
-      if (n == 0) continue;
-      const std::int64_t first = c * slots * static_cast<std::int64_t>(bytes);
-      for (std::int64_t l = first / line; l <= (first + n * static_cast<std::int64_t>(bytes) - 1) / line; ++l) lines_.push_back(l);
+    const int i0 = std::max(0, a - r), i1 = std::min(g.nx, b + r);
+    const int j0 = std::max(0, j - r), j1 = std::min(g.ny - 1, j + r);
+    for (int kk = std::max(0, k - r); kk <= std::min(g.nz - 1, k + r); ++kk) {
+      const std::int64_t lo = g.index(i0, j0, kk), hi = g.index(i1 - 1, j1, kk) + 1;
+      bench::touch_n(at.start.data() + lo, hi - lo, locus::access::read);
+      bench::touch_n(at.count.data() + lo, hi - lo, locus::access::read);
+      for (int jj = j0; jj <= j1; ++jj)
+        for (std::int64_t c = g.index(i0, jj, kk); c < g.index(i1 - 1, jj, kk) + 1; ++c) {
+          const std::int64_t first = at.start[static_cast<std::size_t>(c)], n = at.count[static_cast<std::size_t>(c)];
+          if (n == 0) continue;
+          if (!ranges_.empty() && ranges_.back().second == first) ranges_.back().second += n;
+          else ranges_.push_back({first, first + n});
+        }
     }
-    locus::touch_indexed(array, lines_.data(), lines_.size(), line, how);
+  }
+  // The collected slots of a per-slot array.
+  template <class T>
+  void touch(const T* array, locus::access how) const {
+    for (const auto& [lo, hi] : ranges_) bench::touch_n(array + lo, hi - lo, how);
   }
 
  private:
-  std::vector<std::int64_t> cells_, lines_;
-  const std::int32_t* count_ = nullptr;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges_;
 };
 
 // Calls fn(a, b, j, k, d) for each run of cells [a, b) of one row (j, k)
@@ -197,8 +210,8 @@ class declared_cells {
 // unless the simulator runs.
 template <class Fn>
 void for_rows(const grid& g, std::int64_t first, std::int64_t last, Fn&& fn) {
-  declared_cells declare;
-  declared_cells* d = locus::simulating() ? &declare : nullptr;
+  declared_rows declare;
+  declared_rows* d = locus::simulating() ? &declare : nullptr;
   for (std::int64_t c = first; c < last;) {
     const std::int64_t row = c / g.nx;
     const std::int64_t row_end = std::min(last, (row + 1) * g.nx);
@@ -217,69 +230,80 @@ inline void for_neighbours(const grid& g, int i, int j, int k, Fn&& fn) {
       for (int ii = std::max(0, i - 1); ii <= std::min(g.nx - 1, i + 1); ++ii) fn(g.index(ii, jj, kk));
 }
 
-// The phases, each over cells [first, last). Out of line, so that there is
-// one copy of the floating-point code for every backend.
+// The slots of cell c's particles.
+inline std::int64_t first_slot(const particles& at, std::int64_t c) { return at.start[static_cast<std::size_t>(c)]; }
+inline std::int64_t end_slot(const particles& at, std::int64_t c) {
+  return at.start[static_cast<std::size_t>(c)] + at.count[static_cast<std::size_t>(c)];
+}
+
+// The phases, each over the cells [first, last) of one partition. Out of
+// line, so that there is one copy of the floating-point code for every
+// backend.
 namespace phase {
 
 // Returns false if a particle moved more than one cell.
 [[gnu::noinline]] inline bool locate(const grid& g, const particles& from, std::int32_t* dest, std::int64_t first,
                                      std::int64_t last) {
+  const std::int64_t lo = first * slots, hi = from.end_of(first, last, lo);
+  bench::touch_n(from.start.data() + first, last - first, locus::access::read);
+  bench::touch_n(from.count.data() + first, last - first, locus::access::read);
+  bench::touch_n(from.p.data() + lo, hi - lo, locus::access::read);
+  bench::touch_n(dest + lo, hi - lo, locus::access::write);
+  locus::compute(static_cast<std::uint64_t>(hi - lo) * locate_cycles);
   bool ok = true;
-  std::uint64_t moved = 0;
-  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_cells* d) {
-    if (d) {
-      d->collect(g, from.count.data(), j, k, a, b, false);
-      d->touch(from.p.data(), sizeof(vec3), locus::access::read);
-      d->touch(dest, sizeof(std::int32_t), locus::access::write);
-    }
+  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_rows*) {
     for (int i = a; i < b; ++i) {
       const std::int64_t c = g.index(i, j, k);
-      for (int s = 0; s < from.count[c]; ++s) {
+      for (std::int64_t o = first_slot(from, c); o < end_slot(from, c); ++o) {
         int ni = 0, nj = 0, nk = 0;
-        dest[c * slots + s] = static_cast<std::int32_t>(g.cell_of(from.p[c * slots + s], &ni, &nj, &nk));
+        dest[o] = static_cast<std::int32_t>(g.cell_of(from.p[static_cast<std::size_t>(o)], &ni, &nj, &nk));
         if (std::abs(ni - i) > 1 || std::abs(nj - j) > 1 || std::abs(nk - k) > 1) ok = false;
-        ++moved;
       }
     }
   });
-  locus::compute(moved * locate_cycles);
   return ok;
 }
 
-// Returns false if a cell would receive more than `slots` particles.
+// Returns false if the partition's cells would receive more than `slots`
+// particles per cell.
 [[gnu::noinline]] inline bool rebuild(const grid& g, const particles& from, const std::int32_t* dest, particles& to,
                                       std::int64_t first, std::int64_t last) {
+  std::int64_t next = first * slots;
+  const std::int64_t room = last * slots;
   bool ok = true;
   std::uint64_t candidates = 0;
-  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_cells* d) {
+  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_rows* d) {
     if (d) {
-      d->collect(g, from.count.data(), j, k, a, b, true);
-      d->touch(dest, sizeof(std::int32_t), locus::access::read);
-      for (const auto* field : {&from.p, &from.hv, &from.v}) d->touch(field->data(), sizeof(vec3), locus::access::read);
+      d->collect(g, from, j, k, a, b, true);
+      d->touch(dest, locus::access::read);
+      d->touch(from.p.data(), locus::access::read);
+      d->touch(from.hv.data(), locus::access::read);
+      d->touch(from.v.data(), locus::access::read);
     }
+    const std::int64_t row_first = next;
     for (int i = a; i < b; ++i) {
       const std::int64_t c = g.index(i, j, k);
-      int n = 0;
+      to.start[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(next);
       for_neighbours(g, i, j, k, [&](std::int64_t nb) {
-        for (int s = 0; s < from.count[nb]; ++s) {
+        for (std::int64_t o = first_slot(from, nb); o < end_slot(from, nb); ++o) {
           ++candidates;
-          if (dest[nb * slots + s] != c) continue;
-          if (n == slots) {
+          if (dest[o] != c) continue;
+          if (next == room) {
             ok = false;
             continue;
           }
-          to.p[c * slots + n] = from.p[nb * slots + s];
-          to.hv[c * slots + n] = from.hv[nb * slots + s];
-          to.v[c * slots + n] = from.v[nb * slots + s];
-          ++n;
+          const auto at = static_cast<std::size_t>(next++), was = static_cast<std::size_t>(o);
+          to.p[at] = from.p[was];
+          to.hv[at] = from.hv[was];
+          to.v[at] = from.v[was];
         }
       });
-      to.count[c] = n;
+      to.count[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(next - to.start[static_cast<std::size_t>(c)]);
     }
-    if (d) {
-      d->collect(g, to.count.data(), j, k, a, b, false);
-      for (auto* field : {&to.p, &to.hv, &to.v}) d->touch(field->data(), sizeof(vec3), locus::access::write);
-    }
+    const std::int64_t cells = g.index(a, j, k);
+    bench::touch_n(to.start.data() + cells, b - a, locus::access::write);
+    bench::touch_n(to.count.data() + cells, b - a, locus::access::write);
+    for (auto* field : {&to.p, &to.hv, &to.v}) bench::touch_n(field->data() + row_first, next - row_first, locus::access::write);
   });
   locus::compute(candidates);  // a compare each
   return ok;
@@ -288,24 +312,24 @@ namespace phase {
 [[gnu::noinline]] inline void densities(const grid& g, const physics& f, const particles& at, float* density,
                                         std::int64_t first, std::int64_t last) {
   std::uint64_t candidates = 0, pairs = 0, own = 0;
-  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_cells* d) {
+  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_rows* d) {
     if (d) {
-      d->collect(g, at.count.data(), j, k, a, b, true);
-      d->touch(at.p.data(), sizeof(vec3), locus::access::read);
-      d->collect(g, at.count.data(), j, k, a, b, false);
-      d->touch(density, sizeof(float), locus::access::write);
+      d->collect(g, at, j, k, a, b, true);
+      d->touch(at.p.data(), locus::access::read);
     }
+    const std::int64_t row_first = first_slot(at, g.index(a, j, k)), row_end = end_slot(at, g.index(b - 1, j, k));
+    bench::touch_n(density + row_first, row_end - row_first, locus::access::write);
     for (int i = a; i < b; ++i) {
       const std::int64_t c = g.index(i, j, k);
-      for (int s = 0; s < at.count[c]; ++s) {
-        const std::int64_t me = c * slots + s;
-        const vec3 p = at.p[me];
+      for (std::int64_t me = first_slot(at, c); me < end_slot(at, c); ++me) {
+        const vec3 p = at.p[static_cast<std::size_t>(me)];
         float sum = 0.0f;
         for_neighbours(g, i, j, k, [&](std::int64_t nb) {
-          for (std::int64_t o = nb * slots; o < nb * slots + at.count[nb]; ++o) {
+          for (std::int64_t o = first_slot(at, nb); o < end_slot(at, nb); ++o) {
             if (o == me) continue;
             ++candidates;
-            const float dx = p.x - at.p[o].x, dy = p.y - at.p[o].y, dz = p.z - at.p[o].z;
+            const vec3 q = at.p[static_cast<std::size_t>(o)];
+            const float dx = p.x - q.x, dy = p.y - q.y, dz = p.z - q.z;
             const float r2 = dx * dx + dy * dy + dz * dz;
             if (r2 < f.h2) {
               const float t = f.h2 - r2;
@@ -326,29 +350,30 @@ namespace phase {
 [[gnu::noinline]] inline void forces(const grid& g, const physics& f, const particles& at, const float* density,
                                      vec3* acc, std::int64_t first, std::int64_t last) {
   std::uint64_t candidates = 0, pairs = 0, walls = 0;
-  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_cells* d) {
+  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_rows* d) {
     if (d) {
-      d->collect(g, at.count.data(), j, k, a, b, true);
-      d->touch(at.p.data(), sizeof(vec3), locus::access::read);
-      d->touch(at.v.data(), sizeof(vec3), locus::access::read);
-      d->touch(density, sizeof(float), locus::access::read);
-      d->collect(g, at.count.data(), j, k, a, b, false);
-      d->touch(at.hv.data(), sizeof(vec3), locus::access::read);
-      d->touch(acc, sizeof(vec3), locus::access::write);
+      d->collect(g, at, j, k, a, b, true);
+      d->touch(at.p.data(), locus::access::read);
+      d->touch(at.v.data(), locus::access::read);
+      d->touch(density, locus::access::read);
     }
+    const std::int64_t row_first = first_slot(at, g.index(a, j, k)), row_end = end_slot(at, g.index(b - 1, j, k));
+    bench::touch_n(at.hv.data() + row_first, row_end - row_first, locus::access::read);
+    bench::touch_n(acc + row_first, row_end - row_first, locus::access::write);
     for (int i = a; i < b; ++i) {
       const std::int64_t c = g.index(i, j, k);
       const bool boundary = i == 0 || j == 0 || k == 0 || i == g.nx - 1 || j == g.ny - 1 || k == g.nz - 1;
-      for (int s = 0; s < at.count[c]; ++s) {
-        const std::int64_t me = c * slots + s;
-        const vec3 p = at.p[me], v = at.v[me];
+      for (std::int64_t me = first_slot(at, c); me < end_slot(at, c); ++me) {
+        const auto m = static_cast<std::size_t>(me);
+        const vec3 p = at.p[m], v = at.v[m];
         const float rho = density[me];
         vec3 sum = f.gravity;
         for_neighbours(g, i, j, k, [&](std::int64_t nb) {
-          for (std::int64_t o = nb * slots; o < nb * slots + at.count[nb]; ++o) {
+          for (std::int64_t o = first_slot(at, nb); o < end_slot(at, nb); ++o) {
             if (o == me) continue;
             ++candidates;
-            const vec3 disp{p.x - at.p[o].x, p.y - at.p[o].y, p.z - at.p[o].z};
+            const auto n = static_cast<std::size_t>(o);
+            const vec3 disp{p.x - at.p[n].x, p.y - at.p[n].y, p.z - at.p[n].z};
             const float r2 = disp.x * disp.x + disp.y * disp.y + disp.z * disp.z;
             if (r2 >= f.h2) continue;
             ++pairs;
@@ -360,105 +385,116 @@ namespace phase {
             const float push = f.pressure_coeff * (hr * hr / r) * (rho + density[o] - f.rest_density2);
             const float drag = f.viscosity_coeff * hr;
             const float inv = 1.0f / (rho * density[o]);
-            sum.x += (disp.x * push + (at.v[o].x - v.x) * drag) * inv;
-            sum.y += (disp.y * push + (at.v[o].y - v.y) * drag) * inv;
-            sum.z += (disp.z * push + (at.v[o].z - v.z) * drag) * inv;
+            sum.x += (disp.x * push + (at.v[n].x - v.x) * drag) * inv;
+            sum.y += (disp.y * push + (at.v[n].y - v.y) * drag) * inv;
+            sum.z += (disp.z * push + (at.v[n].z - v.z) * drag) * inv;
           }
         });
         if (boundary) {
           // The walls' penalty where the particle would be next step (PARSEC's
           // ProcessCollisions, on the cells at the box's faces only).
-          const vec3 next{p.x + at.hv[me].x * f.dt, p.y + at.hv[me].y * f.dt, p.z + at.hv[me].z * f.dt};
-          auto wall = [&](float x, float lo, float hi, float vel, float& a) {
+          const vec3 hv = at.hv[m];
+          const vec3 next{p.x + hv.x * f.dt, p.y + hv.y * f.dt, p.z + hv.z * f.dt};
+          auto wall = [&](float x, float lo, float hi, float vel, float& a_axis) {
             const float below = f.particle_radius - (x - lo);
-            if (below > 1e-10f) a += f.wall_stiffness * below - f.wall_damping * vel;
+            if (below > 1e-10f) a_axis += f.wall_stiffness * below - f.wall_damping * vel;
             const float above = f.particle_radius - (hi - x);
-            if (above > 1e-10f) a -= f.wall_stiffness * above + f.wall_damping * vel;
+            if (above > 1e-10f) a_axis -= f.wall_stiffness * above + f.wall_damping * vel;
           };
           wall(next.x, f.lo.x, f.hi.x, v.x, sum.x);
           wall(next.y, f.lo.y, f.hi.y, v.y, sum.y);
           wall(next.z, f.lo.z, f.hi.z, v.z, sum.z);
           ++walls;
         }
-        acc[me] = sum;
+        acc[m] = sum;
       }
     }
   });
   locus::compute(candidates * candidate_cycles + pairs * force_cycles + walls * wall_cycles);
 }
 
-[[gnu::noinline]] inline void advance(const grid& g, const physics& f, particles& at, const vec3* acc,
-                                      std::int64_t first, std::int64_t last) {
-  std::uint64_t moved = 0;
-  for_rows(g, first, last, [&](int a, int b, int j, int k, declared_cells* d) {
-    if (d) {
-      d->collect(g, at.count.data(), j, k, a, b, false);
-      d->touch(acc, sizeof(vec3), locus::access::read);
-      for (auto* field : {&at.p, &at.hv, &at.v}) d->touch(field->data(), sizeof(vec3), locus::access::write);
-    }
-    for (int i = a; i < b; ++i) {
-      const std::int64_t c = g.index(i, j, k);
-      for (std::int64_t me = c * slots; me < c * slots + at.count[c]; ++me) {
-        vec3& p = at.p[me];
-        vec3& hv = at.hv[me];
-        vec3& v = at.v[me];
-        // Leapfrog: the half step's velocity, the position, the velocity
-        // as the mean of the two half steps.
-        const vec3 half{hv.x + acc[me].x * f.dt, hv.y + acc[me].y * f.dt, hv.z + acc[me].z * f.dt};
-        p = {p.x + half.x * f.dt, p.y + half.y * f.dt, p.z + half.z * f.dt};
-        v = {(hv.x + half.x) * 0.5f, (hv.y + half.y) * 0.5f, (hv.z + half.z) * 0.5f};
-        hv = half;
-        // A particle the penalty did not stop is mirrored back into the box.
-        auto reflect = [](float& x, float& h, float& u, float lo, float hi) {
-          if (x < lo) {
-            x = lo + (lo - x);
-            h = -h;
-            u = -u;
-          } else if (x > hi) {
-            x = hi - (x - hi);
-            h = -h;
-            u = -u;
-          }
-        };
-        reflect(p.x, hv.x, v.x, f.lo.x, f.hi.x);
-        reflect(p.y, hv.y, v.y, f.lo.y, f.hi.y);
-        reflect(p.z, hv.z, v.z, f.lo.z, f.hi.z);
-        ++moved;
+[[gnu::noinline]] inline void advance(const physics& f, particles& at, const vec3* acc, std::int64_t first,
+                                      std::int64_t last) {
+  const std::int64_t lo = first * slots, hi = at.end_of(first, last, lo);
+  bench::touch_n(at.start.data() + first, last - first, locus::access::read);
+  bench::touch_n(at.count.data() + first, last - first, locus::access::read);
+  bench::touch_n(acc + lo, hi - lo, locus::access::read);
+  for (auto* field : {&at.p, &at.hv, &at.v}) bench::touch_n(field->data() + lo, hi - lo, locus::access::write);
+  locus::compute(static_cast<std::uint64_t>(hi - lo) * advance_cycles);
+  // The partition's particles are its slots [lo, hi), in cell order.
+  for (auto me = static_cast<std::size_t>(lo); me < static_cast<std::size_t>(hi); ++me) {
+    vec3& p = at.p[me];
+    vec3& hv = at.hv[me];
+    vec3& v = at.v[me];
+    // Leapfrog: the half step's velocity, the position, the velocity
+    // as the mean of the two half steps.
+    const vec3 half{hv.x + acc[me].x * f.dt, hv.y + acc[me].y * f.dt, hv.z + acc[me].z * f.dt};
+    p = {p.x + half.x * f.dt, p.y + half.y * f.dt, p.z + half.z * f.dt};
+    v = {(hv.x + half.x) * 0.5f, (hv.y + half.y) * 0.5f, (hv.z + half.z) * 0.5f};
+    hv = half;
+    // A particle the penalty did not stop is mirrored back into the box.
+    auto reflect = [](float& x, float& h, float& u, float lo_wall, float hi_wall) {
+      if (x < lo_wall) {
+        x = lo_wall + (lo_wall - x);
+        h = -h;
+        u = -u;
+      } else if (x > hi_wall) {
+        x = hi_wall - (x - hi_wall);
+        h = -h;
+        u = -u;
       }
-    }
-  });
-  locus::compute(moved * advance_cycles);
+    };
+    reflect(p.x, hv.x, v.x, f.lo.x, f.hi.x);
+    reflect(p.y, hv.y, v.y, f.lo.y, f.hi.y);
+    reflect(p.z, hv.z, v.z, f.lo.z, f.hi.z);
+  }
 }
 
 }  // namespace phase
 
-// The input, copied into `to` by the coordinator alone before the first
-// frame, as PARSEC's InitSim reads the file into its cells: with first
-// touch its pages are on the coordinator's node.
-inline void load(const grid& g, const particles& initial, particles& to) {
+// The input: particles by cell, cell c's at [start[c], start[c] + count[c])
+// of one array (a file's contents, binned).
+struct input {
+  std::vector<vec3> p;
+  std::vector<std::int32_t> start, count;
+};
+
+// The input copied into `to`, each partition's cells packed from its first
+// slot, by the coordinator alone before the first frame, as PARSEC's
+// InitSim reads the file into its cells: with first touch its pages are on
+// the coordinator's node. The particles start at rest. Throws
+// std::logic_error if a partition holds more than `slots` per cell.
+inline void load(const grid& g, const input& in, particles& to, int parts) {
+  bench::touch_n(in.p.data(), static_cast<std::int64_t>(in.p.size()), locus::access::read);
+  bench::touch_n(to.start.data(), g.cells(), locus::access::write);
   bench::touch_n(to.count.data(), g.cells(), locus::access::write);
-  for_rows(g, 0, g.cells(), [&](int a, int b, int j, int k, declared_cells* d) {
-    if (!d) return;
-    d->collect(g, initial.count.data(), j, k, a, b, false);
-    for (const auto* field : {&initial.p, &initial.hv, &initial.v}) d->touch(field->data(), sizeof(vec3), locus::access::read);
-    for (auto* field : {&to.p, &to.hv, &to.v}) d->touch(field->data(), sizeof(vec3), locus::access::write);
-  });
-  to.count = initial.count;
-  for (std::int64_t c = 0; c < g.cells(); ++c)
-    for (std::int64_t o = c * slots; o < c * slots + initial.count[c]; ++o) {
-      to.p[o] = initial.p[o];
-      to.hv[o] = initial.hv[o];
-      to.v[o] = initial.v[o];
+  for (int part = 0; part < parts; ++part) {
+    const bench::partition_range r(g.cells(), part, parts);
+    std::int64_t next = r.begin * slots;
+    for (std::int64_t c = r.begin; c < r.end; ++c) {
+      const auto cell = static_cast<std::size_t>(c);
+      if (next + in.count[cell] > r.end * slots)
+        throw std::logic_error("fluidanimate: the input has more than " + std::to_string(slots) +
+                               " particles per cell in partition " + std::to_string(part));
+      to.start[cell] = static_cast<std::int32_t>(next);
+      to.count[cell] = in.count[cell];
+      for (std::int32_t s = 0; s < in.count[cell]; ++s, ++next) {
+        const auto at = static_cast<std::size_t>(next);
+        to.p[at] = in.p[static_cast<std::size_t>(in.start[cell] + s)];
+        to.hv[at] = to.v[at] = {0.0f, 0.0f, 0.0f};
+      }
     }
+    for (auto* field : {&to.p, &to.hv, &to.v})
+      bench::touch_n(field->data() + r.begin * slots, next - r.begin * slots, locus::access::write);
+  }
 }
 
-// `frames` frames from `initial`, each phase one task per partition of the
+// `frames` frames from `in`, each phase one task per partition of the
 // cells; the state alternates between buf[0] and buf[1]. Returns the
 // buffer holding the last frame. Throws std::runtime_error if a particle
-// crossed more than one cell in a frame or a cell overflowed.
+// crossed more than one cell in a frame or a partition overflowed.
 template <class P>
-int simulate(const grid& g, const physics& f, const particles& initial, particles* buf, scratch& s, int frames,
-             int parts) {
+int simulate(const grid& g, const physics& f, const input& in, particles* buf, scratch& s, int frames, int parts) {
   std::vector<char> ok(static_cast<std::size_t>(parts));
   // Runs a phase over every partition; false if one of them reported a failure.
   auto launch = [&](auto&& phase_of_range) {
@@ -470,7 +506,7 @@ int simulate(const grid& g, const physics& f, const particles& initial, particle
     return std::all_of(ok.begin(), ok.end(), [](char x) { return x != 0; });
   };
   bench::partition_program<P>([&] {
-    load(g, initial, buf[0]);
+    load(g, in, buf[0], parts);
     for (int frame = 0; frame < frames; ++frame) {
       const particles& from = buf[frame % 2];
       particles& to = buf[1 - frame % 2];
@@ -478,8 +514,8 @@ int simulate(const grid& g, const physics& f, const particles& initial, particle
         throw std::runtime_error("fluidanimate: frame " + std::to_string(frame) +
                                  ": a particle moved more than one cell; rebuild gathers from the cells around only");
       if (!launch([&](std::int64_t a, std::int64_t b) { return phase::rebuild(g, from, s.dest.data(), to, a, b); }))
-        throw std::runtime_error("fluidanimate: frame " + std::to_string(frame) + ": a cell received more than " +
-                                 std::to_string(slots) + " particles");
+        throw std::runtime_error("fluidanimate: frame " + std::to_string(frame) + ": a partition's cells received more than " +
+                                 std::to_string(slots) + " particles per cell");
       launch([&](std::int64_t a, std::int64_t b) {
         phase::densities(g, f, to, s.density.data(), a, b);
         return true;
@@ -489,7 +525,7 @@ int simulate(const grid& g, const physics& f, const particles& initial, particle
         return true;
       });
       launch([&](std::int64_t a, std::int64_t b) {
-        phase::advance(g, f, to, s.acc.data(), a, b);
+        phase::advance(f, to, s.acc.data(), a, b);
         return true;
       });
     }
