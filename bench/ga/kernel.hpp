@@ -31,6 +31,7 @@
 
 #include "common/annotations.hpp"
 #include "common/row_tree.hpp"
+#include "common/splitmix64.hpp"
 
 namespace ga {
 
@@ -65,20 +66,8 @@ inline std::uint64_t generation_cycles(const shape& s) {
          + pop * d * term_cycles;                               // their fitness
 }
 
-// splitmix64 (Steele, Lea and Flood 2014): one 64-bit state word.
-struct generator {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }  // [0, 1)
-  std::int64_t below(std::int64_t n) {  // [0, n), n < 2^32
-    return static_cast<std::int64_t>(((next() >> 32) * static_cast<std::uint64_t>(n)) >> 32);
-  }
-};
+// An island's random draws (bench/common/splitmix64.hpp).
+using generator = bench::splitmix64;
 
 // An island's generator and which of its two population buffers is current,
 // on a cache line of its own.

@@ -46,21 +46,13 @@
 #include "common/graph_bench.hpp"
 #include "common/harness.hpp"
 #include "common/places.hpp"
+#include "common/splitmix64.hpp"
 
 namespace {
 
 constexpr double damping = 0.85;
 
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t x = (state += 0x9e3779b97f4a7c15ULL);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-};
+using bench::splitmix64;
 
 class pagerank_graph_instance final : public bench::instance {
  public:
