@@ -32,10 +32,12 @@ variant parse_variant(const std::string& text) {
   auto bad = [&] {
     throw std::invalid_argument("variant \"" + text +
                                 "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
-                                "locus:<policy>+static, locus:<policy>+nacs, tbb, tbb:affinity, omp, omp:static, "
+                                "locus:<policy>+static, locus:<policy>+nacs, locus:<policy>+noap, locus:<policy>+ap, tbb, tbb:affinity, "
+                                "omp, omp:static, "
                                 "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
                                 "+first-touch (where its data lives; default: block p at place p), then "
-                                "+bad-colors or +invalid-colors (task graphs' node colors; default: good)");
+                                "+bad-colors or +invalid-colors (task graphs' node colors; default: good), then "
+                                "+contender (a contender computation in a second arena)");
   };
   if (head == "serial" && colon == std::string::npos) {
     v.kind = impl::serial;
@@ -45,15 +47,19 @@ variant parse_variant(const std::string& text) {
     v.policy = tail.substr(0, plus);
     if (v.policy.empty()) v.policy = "ws";
     v.name = "locus:" + v.policy;
-    // Modifiers in the order loops, data, colors; each at most once.
-    bool loops_given = false, data_given = false, colors_given = false;
+    // Modifiers in the order loops, data, colors, contender; each at most once.
+    bool loops_given = false, data_given = false, colors_given = false, contender_given = false;
     while (plus != std::string::npos) {
       const auto next = tail.find('+', plus + 1);
       const std::string mod = tail.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
-      if ((mod == "affinity" || mod == "static" || mod == "nacs") && !loops_given && !data_given && !colors_given) {
+      if (contender_given) bad();
+      if ((mod == "affinity" || mod == "static" || mod == "nacs" || mod == "noap" || mod == "ap") && !loops_given &&
+          !data_given && !colors_given) {
         v.loops = mod == "affinity" ? locus_loops::affinity
                   : mod == "static" ? locus_loops::static_blocks
-                                    : locus_loops::distributed;
+                  : mod == "nacs"   ? locus_loops::distributed
+                  : mod == "noap"   ? locus_loops::unhinted
+                                    : locus_loops::affinity_unhinted;
         loops_given = true;
       } else if ((mod == "interleave" || mod == "first-touch") && !data_given && !colors_given) {
         v.data = mod == "interleave" ? data_layout::interleave : data_layout::first_touch;
@@ -61,6 +67,9 @@ variant parse_variant(const std::string& text) {
       } else if ((mod == "bad-colors" || mod == "invalid-colors") && !colors_given) {
         v.colors = mod == "bad-colors" ? graph_colors::bad : graph_colors::invalid;
         colors_given = true;
+      } else if (mod == "contender") {
+        v.contender = true;
+        contender_given = true;
       } else {
         bad();
       }

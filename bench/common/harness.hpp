@@ -35,13 +35,20 @@ enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
 // "locus:<policy>+affinity", "locus:<policy>+static", "locus:<policy>+nacs"
-// (loops with a block distribution, TBB-NUMA's NACS), "tbb", "tbb:affinity",
+// (loops with a block distribution, TBB-NUMA's NACS), "locus:<policy>+noap"
+// and "locus:<policy>+ap" (TBB-NUMA's standard-TBB configurations: plain
+// loops, or loops with a loop_affinity, and no place hints at all; on a
+// non-loop program, +nacs means that it gives its tasks place affinities
+// and the others that it gives none), "tbb", "tbb:affinity",
 // "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided". A locus
 // variant may also name where its data lives: "+interleave" or
 // "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave", and,
 // last, the colors the task-graph benchmarks give their nodes:
 // "+bad-colors" or "+invalid-colors" (graph_colors, NabbitC tables II and
-// III). On a task-graph benchmark, a loop modifier (+static, +affinity, +nacs)
+// III). A locus variant may end in "+contender": the kernel runs beside
+// TBB-NUMA's contender computation in a second arena (section 5.3,
+// common/contender.hpp). On a task-graph benchmark, a loop modifier (+static, +affinity, +nacs,
+// +noap, +ap)
 // runs the loop version on locus instead of the graph: "locus:ws+static" is
 // OpenMP static's partition under the simulator too.
 struct variant {
@@ -51,6 +58,7 @@ struct variant {
   locus_loops loops = locus_loops::plain;              // locus
   data_layout data = data_layout::blocks;              // locus
   graph_colors colors = graph_colors::good;            // locus, task-graph benchmarks
+  bool contender = false;                              // locus: +contender (contender.hpp)
   bool tbb_affinity = false;                           // tbb: affinity_partitioner for loops
   omp_schedule schedule = omp_schedule::static_schedule;  // omp: schedule of loops
 };

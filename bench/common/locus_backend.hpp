@@ -19,8 +19,16 @@
 
 namespace bench {
 
-// How the locus variants run loops (bench::variant::loops).
-enum class locus_loops { plain, affinity, static_blocks, distributed };
+// How the locus variants run loops (bench::variant::loops): as the kernel
+// wrote them (plain: with the NUMA-WS place hints of places.hpp), with a
+// loop_affinity, in static blocks, with a block distribution (+nacs), and
+// TBB-NUMA's standard-TBB configurations, no place hints at all (+noap) or
+// a loop_affinity and no place hints (+ap, the affinity partitioner).
+enum class locus_loops { plain, affinity, static_blocks, distributed, unhinted, affinity_unhinted };
+// Whether the kernel's own place hints (places.hpp) apply.
+constexpr bool place_hinted(locus_loops l) {
+  return l != locus_loops::distributed && l != locus_loops::unhinted && l != locus_loops::affinity_unhinted;
+}
 // Where the locus variants' data lives (bench::variant::data, places.hpp):
 // block p of each array at place p, pages interleaved, or first touch.
 enum class data_layout { blocks, interleave, first_touch };
@@ -75,8 +83,10 @@ struct locus_backend {
   static void loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
     auto piece = [&](std::int64_t a, std::int64_t b) { body(a, b); };
     switch (loops) {
-      case locus_loops::plain: return locus::parallel_for(lo, hi, grain, piece);
+      case locus_loops::plain:
+      case locus_loops::unhinted: return locus::parallel_for(lo, hi, grain, piece);
       case locus_loops::affinity:
+      case locus_loops::affinity_unhinted:
         return with_affinity<Body>(lo, hi, [&](locus::loop_affinity* a) {
           if (a != nullptr) locus::parallel_for(lo, hi, grain, piece, *a);
           else locus::parallel_for(lo, hi, grain, piece);
@@ -90,8 +100,10 @@ struct locus_backend {
   static double reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& body) {
     auto piece = [&](std::int64_t a, std::int64_t b, double acc) { return acc + body(a, b); };
     switch (loops) {
-      case locus_loops::plain: return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());
+      case locus_loops::plain:
+      case locus_loops::unhinted: return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());
       case locus_loops::affinity:
+      case locus_loops::affinity_unhinted:
         return with_affinity<Body>(lo, hi, [&](locus::loop_affinity* a) {
           if (a != nullptr) return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), *a);
           return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>());

@@ -121,8 +121,9 @@ void place_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&& bod
   };
   if (n == 1 || hi - lo < n) return loop(lo, hi);
   if constexpr (hints_apply<P>) {
-    // +nacs: the loop's own block distribution places the blocks.
-    if (P::loops == locus_loops::distributed) return loop(lo, hi);
+    // +nacs: the loop's own block distribution places the blocks; +noap
+    // and +ap: standard TBB's loops, no place at all.
+    if (!place_hinted(P::loops)) return loop(lo, hi);
     // Each block's rows are its work (the ADWS policies map the blocks by
     // them, seed 003 section 3.1). A child takes its share from the top of
     // the group's range, so the last place's block is spawned first: block
@@ -145,7 +146,7 @@ double place_reduce(std::int64_t lo, std::int64_t hi, std::int64_t grain, Body&&
   const int n = places<P>();
   if (n == 1 || hi - lo < n) return P::reduce(lo, hi, grain, body);
   if constexpr (hints_apply<P>) {
-    if (P::loops == locus_loops::distributed) return P::reduce(lo, hi, grain, body);  // as place_loop
+    if (!place_hinted(P::loops)) return P::reduce(lo, hi, grain, body);  // as place_loop
     std::vector<double> sums(static_cast<std::size_t>(n), 0.0);
     place_loop<P>(0, n, 1, [&](std::int64_t a, std::int64_t b) {
       for (std::int64_t p = a; p < b; ++p) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "../../tools/program.hpp"
+#include "common/contender.hpp"
 #include "common/harness.hpp"
 #include "common/json.hpp"
 #include "common/places.hpp"
@@ -110,15 +111,17 @@ void usage() {
       "Exit status: 0, 1 if a result was wrong, 2 for a bad option or setting.\n"
       "\nvariants: serial, locus:<policy> (policies: ") +
       join(locus::available_policies(), ", ") +
-      "), locus:<policy>+affinity, locus:<policy>+static, locus:<policy>+nacs, tbb, tbb:affinity,\n"
-      "  omp:static, omp:dynamic, omp:guided (+nacs: loops with a block distribution of their range\n"
-      "  over the places, TBB-NUMA's NACS; +affinity, +static, +nacs, tbb:affinity and the OpenMP\n"
-      "  schedules other than static only\n"
+      "), locus:<policy>+affinity, locus:<policy>+static, locus:<policy>+nacs, locus:<policy>+noap,\n"
+      "  locus:<policy>+ap, tbb, tbb:affinity, omp:static, omp:dynamic, omp:guided (+nacs: loops with a\n"
+      "  block distribution of their range over the places, TBB-NUMA's NACS; +noap and +ap: no place\n"
+      "  hints, plain loops or a loop_affinity, TBB-NUMA's standard-TBB configurations; the loop\n"
+      "  modifiers, tbb:affinity and the OpenMP schedules other than static only\n"
       "  differ for benchmarks with loops); a locus variant's data: block p at place p, or with\n"
       "  +interleave (pages round-robin over the places) or +first-touch (left where first written),\n"
       "  e.g. locus:ws+first-touch, locus:ws+affinity+interleave; then, for the task-graph\n"
       "  benchmarks, +bad-colors (valid colors of another place) or +invalid-colors (no worker's);\n"
-      "  on a task-graph benchmark +static, +affinity and +nacs run the loop version on locus, not the graph\n";
+      "  on a task-graph benchmark a loop modifier runs the loop version on locus, not the graph;\n"
+      "  last, +contender runs the kernel beside a contender computation in a second arena (TBB-NUMA 5.3)\n";
   std::fputs(text.c_str(), stdout);
   std::puts("benchmarks:");
   for (const auto& b : bench::registry())
@@ -385,6 +388,7 @@ class environment {
   void run(Fn&& fn) {
     if (arena_) arena_->execute(fn);
     else if (simulate_ && v_.kind == bench::impl::serial) locus::fork_join(fn, [] {});
+    else if (v_.contender) locus::fork_join([&] { bench::contender::beside(fn); }, [] {});  // TBB-NUMA 5.3
     else fn();
   }
 

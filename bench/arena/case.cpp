@@ -1,0 +1,126 @@
+// arena in the suite: what entering an arena costs (TBB-NUMA, seed 001,
+// sections 3.4 and 4.2; issue 14 asks for the arena overhead against oneTBB
+// in one run).
+//
+// `rounds` times, a computation enters a second arena and runs a loop of
+// `tasks` pieces there:
+//   serial              the pieces called in turn;
+//   locus:<policy>      locus::arena::execute of a parallel_for; with
+//                       from=thread the runner's thread enters (it blocks
+//                       while a worker runs the loop), with from=task a task
+//                       of the default arena does (it suspends, the arena's
+//                       workers run the loop, it resumes in its own arena);
+//   tbb                 tbb::task_arena::execute of a parallel_for, from the
+//                       runner's thread (from=thread; it is the master of
+//                       the runner's arena) or from a task (from=task).
+// Each piece adds `work` rounds of an integer hash of its index to a
+// checksum, compared with the serial sum every run. With tasks=1 and work=0
+// the time per round is the cost of entering and leaving the arena.
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <locus/locus.hpp>
+
+#include "common/harness.hpp"
+#include "common/hash_rounds.hpp"
+
+namespace {
+
+using bench::hash_rounds;
+
+class arena_instance final : public bench::instance {
+ public:
+  arena_instance(std::int64_t tasks, std::int64_t rounds, std::int64_t work, bool from_task)
+      : tasks_(tasks), rounds_(rounds), work_(work), from_task_(from_task) {
+    for (std::int64_t r = 0; r < rounds_; ++r)
+      for (std::int64_t i = 0; i < tasks_; ++i) expected_ += hash_rounds(static_cast<std::uint64_t>(i), work_);
+  }
+
+  void run(const bench::variant& v) override {
+    sum_ = 0;
+    switch (v.kind) {
+      case bench::impl::serial:
+        for (std::int64_t r = 0; r < rounds_; ++r)
+          for (std::int64_t i = 0; i < tasks_; ++i) piece(i);
+        break;
+      case bench::impl::locus: {
+        locus::arena other;  // every worker (the default arena is idle meanwhile, or waits in its task)
+        auto rounds = [&] {
+          for (std::int64_t r = 0; r < rounds_; ++r)
+            other.execute([&] { locus::parallel_for(std::int64_t{0}, tasks_, 1, [&](std::int64_t i) { piece(i); }); });
+        };
+        if (from_task_) locus::fork_join(rounds, [] {});
+        else rounds();
+        break;
+      }
+      case bench::impl::tbb: {
+        tbb::task_arena other;
+        auto rounds = [&] {
+          for (std::int64_t r = 0; r < rounds_; ++r)
+            other.execute([&] {
+              tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, tasks_, 1), [&](const auto& range) {
+                for (std::int64_t i = range.begin(); i < range.end(); ++i) piece(i);
+              });
+            });
+        };
+        if (from_task_) {
+          tbb::task_group g;
+          g.run_and_wait(rounds);
+        } else {
+          rounds();
+        }
+        break;
+      }
+      case bench::impl::omp:
+        // OpenMP has no arenas: a parallel loop per round, as close as it gets.
+        for (std::int64_t r = 0; r < rounds_; ++r) {
+#pragma omp parallel for schedule(static)
+          for (std::int64_t i = 0; i < tasks_; ++i) piece(i);
+        }
+        break;
+    }
+  }
+  std::string verify() override {
+    const std::uint64_t got = sum_.load();
+    return got == expected_ ? "" : "checksum " + std::to_string(got) + ", expected " + std::to_string(expected_);
+  }
+  std::string summary() override {
+    return std::to_string(rounds_) + " arena entries from a " + (from_task_ ? "task" : "thread") + ", " +
+           std::to_string(tasks_) + " pieces of " + std::to_string(work_) + " hash rounds each";
+  }
+
+ private:
+  void piece(std::int64_t i) {
+    sum_.fetch_add(hash_rounds(static_cast<std::uint64_t>(i), work_), std::memory_order_relaxed);
+  }
+
+  std::int64_t tasks_, rounds_, work_;
+  bool from_task_;
+  std::uint64_t expected_ = 0;
+  std::atomic<std::uint64_t> sum_{0};
+};
+
+const bench::registrar arena_case{{
+    "arena",
+    "TBB-NUMA (seed 001), sections 3.4 and 4.2: arena overhead",
+    "Enters a second arena rounds times and runs a loop of tasks pieces there (locus::arena::execute; oneTBB: "
+    "tbb::task_arena::execute; OpenMP: a parallel loop), from the runner's thread or from a task (from=1); "
+    "tasks=1 and work=0 measure entering and leaving.",
+    false,
+    [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
+      const auto tasks = p.get("tasks", 4, 1, 1, s, "pieces of the loop run in the arena per round", {1, 1 << 24});
+      const auto rounds = p.get("rounds", 10, 2000, 20000, s, "arena entries", {1, 1 << 24});
+      const auto work = p.get("work", 0, 0, 0, s, "hash rounds per piece (0: empty pieces)", {0, 1 << 30});
+      const auto from = p.get("from", 0, 0, 0, s, "0: the runner's thread enters the arena, 1: a task does",
+                              {0, 1});
+      return std::make_unique<arena_instance>(tasks, rounds, work, from != 0);
+    }}};
+
+}  // namespace
