@@ -374,22 +374,7 @@ void check_arena_trees(int seeds, std::uint64_t salt) {
     t.allow_throw = s % 3 == 0;
     t.arenas = {&a, &b, &c};
     t.misplaced = &misplaced;
-    long expect_nodes = 0;
-    bool expect_throw = false;
-    const long expect = t.serial(1, 0, expect_nodes, expect_throw);
-    std::atomic<long> nodes{0};
-    long got = -1;
-    bool caught = false;
-    try {
-      locus::fork_join([&] { got = t.run(1, 0, 0, nodes); }, [] {});
-    } catch (const random_tree::tree_error&) {
-      caught = true;
-    }
-    EXPECT_EQ(caught, expect_throw) << "seed " << s;
-    if (!caught) {
-      EXPECT_EQ(got, expect) << "seed " << s;
-    }
-    EXPECT_EQ(nodes.load(), expect_nodes) << "seed " << s;
+    random_tree::check_against_serial(t, s, [&](std::atomic<long>& nodes) { return t.run(1, 0, 0, nodes); });
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_EQ(misplaced.load(), 0) << "tasks ran on workers of another arena";

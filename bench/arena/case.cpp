@@ -33,18 +33,13 @@
 
 namespace {
 
-using bench::hash_rounds;
-
 class arena_instance final : public bench::instance {
  public:
   arena_instance(std::int64_t tasks, std::int64_t rounds, std::int64_t work, bool from_task)
-      : tasks_(tasks), rounds_(rounds), work_(work), from_task_(from_task) {
-    for (std::int64_t r = 0; r < rounds_; ++r)
-      for (std::int64_t i = 0; i < tasks_; ++i) expected_ += hash_rounds(static_cast<std::uint64_t>(i), work_);
-  }
+      : tasks_(tasks), rounds_(rounds), work_(work), from_task_(from_task), sum_(tasks, rounds, work) {}
 
   void run(const bench::variant& v) override {
-    sum_ = 0;
+    sum_.reset();
     switch (v.kind) {
       case bench::impl::serial:
         for (std::int64_t r = 0; r < rounds_; ++r)
@@ -87,24 +82,18 @@ class arena_instance final : public bench::instance {
         break;
     }
   }
-  std::string verify() override {
-    const std::uint64_t got = sum_.load();
-    return got == expected_ ? "" : "checksum " + std::to_string(got) + ", expected " + std::to_string(expected_);
-  }
+  std::string verify() override { return sum_.verify(); }
   std::string summary() override {
     return std::to_string(rounds_) + " arena entries from a " + (from_task_ ? "task" : "thread") + ", " +
            std::to_string(tasks_) + " pieces of " + std::to_string(work_) + " hash rounds each";
   }
 
  private:
-  void piece(std::int64_t i) {
-    sum_.fetch_add(hash_rounds(static_cast<std::uint64_t>(i), work_), std::memory_order_relaxed);
-  }
+  void piece(std::int64_t i) { sum_.add(i); }
 
   std::int64_t tasks_, rounds_, work_;
   bool from_task_;
-  std::uint64_t expected_ = 0;
-  std::atomic<std::uint64_t> sum_{0};
+  bench::task_checksum sum_;
 };
 
 const bench::registrar arena_case{{

@@ -35,7 +35,7 @@ variant parse_variant(const std::string& text) {
                                 "locus:<policy>+static, locus:<policy>+nacs, locus:<policy>+noap, locus:<policy>+ap, tbb, tbb:affinity, "
                                 "omp, omp:static, "
                                 "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
-                                "+first-touch (where its data lives; default: block p at place p), then "
+                                "+first-touch or +serial-init (where its data lives; default: block p at place p), then "
                                 "+bad-colors or +invalid-colors (task graphs' node colors; default: good), then "
                                 "+contender (a contender computation in a second arena)");
   };
@@ -61,8 +61,10 @@ variant parse_variant(const std::string& text) {
                   : mod == "noap"   ? locus_loops::unhinted
                                     : locus_loops::affinity_unhinted;
         loops_given = true;
-      } else if ((mod == "interleave" || mod == "first-touch") && !data_given && !colors_given) {
-        v.data = mod == "interleave" ? data_layout::interleave : data_layout::first_touch;
+      } else if ((mod == "interleave" || mod == "first-touch" || mod == "serial-init") && !data_given && !colors_given) {
+        v.data = mod == "interleave"    ? data_layout::interleave
+                 : mod == "first-touch" ? data_layout::first_touch
+                                        : data_layout::serial_init;
         data_given = true;
       } else if ((mod == "bad-colors" || mod == "invalid-colors") && !colors_given) {
         v.colors = mod == "bad-colors" ? graph_colors::bad : graph_colors::invalid;

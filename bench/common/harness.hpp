@@ -42,7 +42,9 @@ enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 // and the others that it gives none), "tbb", "tbb:affinity",
 // "omp" (= omp:static), "omp:static", "omp:dynamic", "omp:guided". A locus
 // variant may also name where its data lives: "+interleave" or
-// "+first-touch" (data_layout), e.g. "locus:ws+affinity+interleave", and,
+// "+first-touch" or "+serial-init" (all at place 0, as a serial
+// initialization leaves it under first touch) (data_layout), e.g.
+// "locus:ws+affinity+interleave", and,
 // last, the colors the task-graph benchmarks give their nodes:
 // "+bad-colors" or "+invalid-colors" (graph_colors, NabbitC tables II and
 // III). A locus variant may end in "+contender": the kernel runs beside

@@ -31,7 +31,10 @@ constexpr bool place_hinted(locus_loops l) {
 }
 // Where the locus variants' data lives (bench::variant::data, places.hpp):
 // block p of each array at place p, pages interleaved, or first touch.
-enum class data_layout { blocks, interleave, first_touch };
+// serial_init: every page at place 0, where a serial initialization (the
+// runner's thread, NAS's makea, PARSEC's input readers) leaves them under
+// first touch: TBB-NUMA's (FT) configurations, +serial-init.
+enum class data_layout { blocks, interleave, first_touch, serial_init };
 
 struct locus_backend {
   // Set by the runner from the variant.

@@ -12,7 +12,8 @@
 //   bench::place_blocks(span)               in prepare(): move block p of the
 //                                           array's pages to place p (locus
 //                                           variants only: g_data; or
-//                                           interleave them, or leave them)
+//                                           interleave them, put them all at
+//                                           place 0, or leave them)
 #pragma once
 
 #include <cstdint>
@@ -167,6 +168,7 @@ void place_blocks(std::span<T> data) {
   if (data.empty()) return;
   if (g_data == data_layout::blocks) locus::move_to_places(data);
   else if (g_data == data_layout::interleave) locus::move_interleaved(data);
+  else if (g_data == data_layout::serial_init) locus::distribute(data, locus::block_distribution(static_cast<std::int64_t>(data.size()), 1));
 }
 
 }  // namespace bench

@@ -27,18 +27,13 @@
 
 namespace {
 
-using bench::hash_rounds;
-
 class enqueue_instance final : public bench::instance {
  public:
   enqueue_instance(std::int64_t tasks, std::int64_t rounds, std::int64_t work, bool hinted)
-      : tasks_(tasks), rounds_(rounds), work_(work), hinted_(hinted) {
-    for (std::int64_t r = 0; r < rounds_; ++r)
-      for (std::int64_t i = 0; i < tasks_; ++i) expected_ += hash_rounds(static_cast<std::uint64_t>(i), work_);
-  }
+      : tasks_(tasks), rounds_(rounds), work_(work), hinted_(hinted), sum_(tasks, rounds, work) {}
 
   void run(const bench::variant& v) override {
-    sum_ = 0;
+    sum_.reset();
     for (std::int64_t r = 0; r < rounds_; ++r) {
       switch (v.kind) {
         case bench::impl::serial:
@@ -50,17 +45,14 @@ class enqueue_instance final : public bench::instance {
       }
     }
   }
-  std::string verify() override {
-    const std::uint64_t got = sum_.load();
-    return got == expected_ ? "" : "checksum " + std::to_string(got) + ", expected " + std::to_string(expected_);
-  }
+  std::string verify() override { return sum_.verify(); }
   std::string summary() override {
     return std::to_string(rounds_) + " x " + std::to_string(tasks_) + " enqueued tasks, " + std::to_string(work_) +
            " hash rounds each" + (hinted_ ? ", hinted to places in turn" : "");
   }
 
  private:
-  void child(std::int64_t i) { sum_.fetch_add(hash_rounds(static_cast<std::uint64_t>(i), work_), std::memory_order_relaxed); }
+  void child(std::int64_t i) { sum_.add(i); }
 
   void run_locus() {
     const int places = locus::num_places();
@@ -90,8 +82,7 @@ class enqueue_instance final : public bench::instance {
 
   std::int64_t tasks_, rounds_, work_;
   bool hinted_;
-  std::uint64_t expected_ = 0;
-  std::atomic<std::uint64_t> sum_{0};
+  bench::task_checksum sum_;
 };
 
 const bench::registrar enqueue_case{{

@@ -7,7 +7,7 @@ Expects, per benchmark, setting and machine, the paper's configurations as
 locus variants of one policy (default tbb-numa), each alone and, for
 figures 16 and 17, with +contender:
 
-    (noap, FT)    locus:POLICY+noap+first-touch
+    (noap, FT)    locus:POLICY+noap+serial-init
     (noap, INTL)  locus:POLICY+noap+interleave
     (ap, INTL)    locus:POLICY+ap+interleave       (loop programs only)
     (NACS, INTL)  locus:POLICY+nacs+interleave
@@ -30,7 +30,7 @@ import sys
 from collections import defaultdict
 
 CONFIGS = [
-    ("(noap, FT)", "+noap+first-touch"),
+    ("(noap, FT)", "+noap+serial-init"),
     ("(noap, INTL)", "+noap+interleave"),
     ("(ap, INTL)", "+ap+interleave"),
     ("(NACS, INTL)", "+nacs+interleave"),

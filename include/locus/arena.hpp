@@ -112,10 +112,7 @@ class arena {
     std::forward<F>(f)();
 #else
     detail::arena_check(handle_);
-    const std::int32_t place = detail::checked_place(where);
-    auto* task = new detail::enqueued_task<std::decay_t<F>>(std::forward<F>(f));
-    task->ctx.place = static_cast<std::int16_t>(place);
-    detail::arena_enqueue(handle_, task);
+    detail::arena_enqueue(handle_, detail::make_detached(std::forward<F>(f), where));
 #endif
   }
 

@@ -49,6 +49,15 @@ struct enqueued_task : detached_job {
   }
   Fn fn;
 };
+
+// A detached task of f at place `where` (checked: std::out_of_range).
+template <class F>
+detached_job* make_detached(F&& f, place_hint where) {
+  const std::int32_t place = checked_place(where);
+  auto* task = new enqueued_task<std::decay_t<F>>(std::forward<F>(f));
+  task->ctx.place = static_cast<std::int16_t>(place);
+  return task;
+}
 }  // namespace detail
 
 inline namespace LOCUS_CONSTRUCTS_NS {
@@ -59,10 +68,7 @@ void enqueue(F&& f, place_hint where = any) {
   (void)where;
   std::forward<F>(f)();
 #else
-  const std::int32_t place = detail::checked_place(where);
-  auto* task = new detail::enqueued_task<std::decay_t<F>>(std::forward<F>(f));
-  task->ctx.place = place;
-  detail::submit_detached(task);
+  detail::submit_detached(detail::make_detached(std::forward<F>(f), where));
 #endif
 }
 

@@ -27,7 +27,7 @@ arena_handle arena_open(int max_concurrency) {
   const int workers = static_cast<int>(rt.workers.size());
   const int wanted = max_concurrency == 0 ? workers : max_concurrency;
   const int id = rt.arenas.open(wanted);
-  return {&rt, id, rt.arenas.slot(id).max_concurrency};
+  return {&rt, id, rt.arenas.slot(id).max_concurrency.load(std::memory_order_relaxed)};
 }
 
 void arena_close(const arena_handle& a) noexcept {
@@ -63,7 +63,9 @@ void arena_enqueue(const arena_handle& a, detached_job* job) { submit_detached(j
 std::vector<int> arena_workers_per_place(const arena_handle& a) {
   runtime_state& rt = pool_of(a);
   std::vector<int> out;
-  for (int p = 0; p < rt.places.num_places; ++p) out.push_back(rt.arenas.allotted(a.id, p));
+  for (int p = 0; p < rt.places.num_places; ++p)  // under a policy whose arenas share every worker, all of them
+    out.push_back(rt.arenas.isolating() ? rt.arenas.allotted(a.id, p)
+                                        : static_cast<int>(rt.places.place_workers[static_cast<std::size_t>(p)].size()));
   return out;
 }
 
@@ -72,6 +74,8 @@ int current_arena() noexcept {
   return w != nullptr ? w->ctx.arena : 0;
 }
 
-int current_arena_max_concurrency() { return pool().arenas.slot(current_arena()).max_concurrency; }
+int current_arena_max_concurrency() {
+  return pool().arenas.slot(current_arena()).max_concurrency.load(std::memory_order_relaxed);
+}
 
 }  // namespace locus::detail

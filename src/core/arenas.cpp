@@ -21,7 +21,7 @@ void arena_manager::init(const placement& places, int max_arenas, arena_shares m
   }
   arena_slot& fallback = slots_[0];
   fallback.open = true;
-  fallback.max_concurrency = static_cast<int>(places.worker_place.size());
+  fallback.max_concurrency.store(static_cast<int>(places.worker_place.size()), std::memory_order_relaxed);
   for (std::size_t p = 0; p < num_places; ++p)
     fallback.allotted[p].store(static_cast<int>(places.place_workers[p].size()), std::memory_order_relaxed);
   targets_ = std::make_unique<std::atomic<std::uint16_t>[]>(places.worker_place.size());
@@ -37,7 +37,7 @@ int arena_manager::open(int max_concurrency) {
     // arena can start new work, so in_flight stays at 0 once it is there.
     if (s.open || s.in_flight.load(std::memory_order_acquire) != 0) continue;
     s.open = true;
-    s.max_concurrency = std::clamp(max_concurrency, 1, workers);
+    s.max_concurrency.store(std::clamp(max_concurrency, 1, workers), std::memory_order_relaxed);
     if (isolating_) engaged_.store(true, std::memory_order_release);
     return static_cast<int>(a);
   }
@@ -54,7 +54,7 @@ void arena_manager::close(int id) {
 
 int arena_manager::place_cap(int id, int p) const {
   const int places = places_->num_places;
-  const int m = slot(id).max_concurrency;
+  const int m = slot(id).max_concurrency.load(std::memory_order_relaxed);
   const int extra = ((p - id) % places + places) % places < m % places ? 1 : 0;
   return m / places + extra;
 }
@@ -92,7 +92,7 @@ void arena_manager::assign(const std::vector<int>& active, std::vector<std::uint
     const int workers = static_cast<int>(target.size());
     int left = workers;
     for (std::size_t tried = 0, turn = 0; left > 0 && tried < k; turn = (turn + 1) % k) {
-      if (share[turn] >= slot(active[turn]).max_concurrency) {
+      if (share[turn] >= slot(active[turn]).max_concurrency.load(std::memory_order_relaxed)) {
         ++tried;
         continue;
       }
@@ -132,7 +132,7 @@ bool arena_manager::lendable_work(int mine) const {
   for (std::size_t a = 0; a < count_; ++a) {
     const arena_slot& s = slots_[a];
     if (static_cast<int>(a) != mine && !s.roots.empty() && unserved(static_cast<int>(a)) &&
-        s.lenders.load(std::memory_order_acquire) < std::max(1, s.max_concurrency))
+        s.lenders.load(std::memory_order_acquire) < std::max(1, s.max_concurrency.load(std::memory_order_relaxed)))
       return true;
   }
   return false;
@@ -142,7 +142,7 @@ int arena_manager::try_lend(int mine) {
   for (std::size_t a = 0; a < count_; ++a) {
     arena_slot& s = slots_[a];
     if (static_cast<int>(a) == mine || s.roots.empty() || !unserved(static_cast<int>(a))) continue;
-    if (s.lenders.fetch_add(1, std::memory_order_acq_rel) < std::max(1, s.max_concurrency)) return static_cast<int>(a);
+    if (s.lenders.fetch_add(1, std::memory_order_acq_rel) < std::max(1, s.max_concurrency.load(std::memory_order_relaxed))) return static_cast<int>(a);
     s.lenders.fetch_sub(1, std::memory_order_acq_rel);
   }
   return -1;

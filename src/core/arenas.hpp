@@ -49,7 +49,7 @@ enum class arena_shares : std::uint8_t { places, pool };
 struct arena_slot {
   shared_queues roots;
   std::atomic<int> in_flight{0};  // roots (execute calls, enqueued tasks) not yet returned
-  int max_concurrency = 0;        // set when opened
+  std::atomic<int> max_concurrency{0};  // set when opened (read by lenders without the lock)
   std::atomic<int> lenders{0};    // workers lent to it now (try_lend)
   bool open = false;              // a locus::arena (or the pool, for slot 0) holds it; under the lock
   // Workers per place given to this arena by the last rebalance.

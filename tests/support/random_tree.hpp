@@ -106,9 +106,11 @@ struct tree {
   }
 };
 
-// Runs tree t from outside the pool and checks it against the serial run;
+// Runs run(nodes) (tree t's parallel version, counting its nodes) as a
+// root task from outside the pool and checks it against the serial run;
 // returns whether it threw.
-inline bool check_tree(const tree& t, int s) {
+template <class Run>
+bool check_against_serial(const tree& t, int s, Run run) {
   long expect_nodes = 0;
   bool expect_throw = false;
   const long expect = t.serial(1, 0, expect_nodes, expect_throw);
@@ -116,7 +118,7 @@ inline bool check_tree(const tree& t, int s) {
   long got = -1;
   bool caught = false;
   try {
-    locus::fork_join([&] { got = t.parallel(1, 0, nodes); }, [] {});
+    locus::fork_join([&] { got = run(nodes); }, [] {});
   } catch (const tree_error&) {
     caught = true;
   }
@@ -126,6 +128,10 @@ inline bool check_tree(const tree& t, int s) {
   }
   EXPECT_EQ(nodes.load(), expect_nodes) << "seed " << s << ": every node runs, exception or not";
   return caught;
+}
+
+inline bool check_tree(const tree& t, int s) {
+  return check_against_serial(t, s, [&](std::atomic<long>& nodes) { return t.parallel(1, 0, nodes); });
 }
 
 inline int seeds_from(const char* variable, int fallback) {
