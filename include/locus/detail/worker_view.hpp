@@ -67,6 +67,11 @@ inline constexpr std::uint8_t hook_span = 16;
 // and fork_join pass each child's share of its group's work to the policy
 // (policy_share_work) and report distributed children and groups done.
 inline constexpr std::uint8_t hook_work_hints = 32;
+// hook_tag_place (with hook_tag_frames): the deque tag of every frame this
+// worker pushes is its context's place + 1 (0: no place) instead of the
+// policy's word: tbb-numa's thieves leave the frames of an idle place to
+// it, whether they are mailed proxies or plain forks (figure 9).
+inline constexpr std::uint8_t hook_tag_place = 64;
 
 // Where a child with a share of its group's work goes (policy_share_work):
 // here at once in a group the policy does not distribute (local), here at
@@ -92,7 +97,7 @@ bool policy_open_group(worker_view& w, task_context& group, std::size_t footprin
 // Pushes f on the worker's own deque, tagged if the policy asked for it.
 inline void push_own(worker_view& w, frame* f) {
   if (w.hooks & hook_tag_frames) [[unlikely]]
-    w.deque.push_tagged(f, f->ctx.policy[0]);
+    w.deque.push_tagged(f, (w.hooks & hook_tag_place) ? static_cast<std::uint32_t>(f->ctx.place + 1) : f->ctx.policy[0]);
   else
     w.deque.push(f);
 }

@@ -53,10 +53,13 @@ tbb_numa_policy::tbb_numa_policy(policy_context& c)
   for (int i = 0; i < c.num_workers(); ++i) {
     worker_view& w = c.worker_at(i);
     // TBB's spawn (parent_first), the hinted children through route_spawn.
-    // Every push is tagged with ctx.policy[0] (push_own): a proxy's place
-    // + 1, 0 for every other frame, so that a thief can leave a proxy for
-    // an idle place where it is (steal_if).
-    w.hooks |= hook_spawn_order | hook_tag_frames;
+    // Every push is tagged with its frame's place + 1 (push_own,
+    // hook_tag_place; 0 without a place), so that a thief can leave a frame
+    // for an idle place where it is (steal_if): a proxy, or a fork or a
+    // continuation of a task hinted at that place, such as the sub-ranges
+    // of a distributed loop within one place's block (section 4.4.2: every
+    // task with an affinity is protected so, not only the mailed ones).
+    w.hooks |= hook_spawn_order | hook_tag_frames | hook_tag_place;
     w.routes_spawns = shared_places ? spawn_routing::hinted : spawn_routing::elsewhere;
   }
 }
@@ -82,8 +85,7 @@ void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   // of its place (section 4.4; TBB inserts it into both).
   auto* p = new (allocate_job(sizeof(proxy))) proxy;
   p->run = &run_proxy;
-  p->ctx = f->ctx;
-  p->ctx.policy[0] = static_cast<std::uint32_t>(place) + 1;  // its deque tag
+  p->ctx = f->ctx;  // its place + 1 is its deque tag
   p->owner = w.id;
   p->child = f;
   push_own(w, p);
@@ -192,8 +194,9 @@ frame* tbb_numa_policy::steal_from(worker_view& thief, worker_view& victim) {
   frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
     if (tag == 0) return true;
     const int place = static_cast<int>(tag) - 1;
-    // Section 4.4.2: leave an affinity child for another place to it while
-    // that place is idle (it will receive the child from its mailbox).
+    // Section 4.4.2: leave a task with an affinity for another place to it
+    // while that place is idle (it will receive a mailed child from its
+    // mailbox, and its searching workers steal the others).
     bypass = place != thief.place && is_idle(thief.arena.load(std::memory_order_relaxed), place);
     return !bypass;
   });
