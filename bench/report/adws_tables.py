@@ -20,9 +20,9 @@ computation first touches them) against --layout's, as 1 - T_local /
 T_layout."""
 
 import argparse
-import json
-import sys
 from collections import defaultdict
+
+from results import verified_cells, where
 
 POLICIES = ["ws", "adws", "ml-ws", "ml-adws", "sb"]
 
@@ -39,14 +39,9 @@ def setting(cell):
 def main(path, layout, local):
     cells = {}
     label = set()
-    for line in open(path):
-        c = json.loads(line)
-        if "record" in c:  # a run's header
-            continue
-        if not c.get("verified"):
-            sys.exit(f"{path}: {c['benchmark']} {c['variant']} P={c['workers']} was not verified")
+    for c in verified_cells([path]):
         cells[(c["benchmark"], setting(c), c["variant"])] = c
-        label.add(("SIMULATED on " if c["engine"] == "sim" else "measured on ") + (c.get("machine") or "host"))
+        label.add(where(c))
     print("Results: " + "; ".join(sorted(label)) + ".\n")
     by_bench = defaultdict(list)
     for (bench, s, _v) in cells:

@@ -21,11 +21,12 @@ results are measured on threads). Prints Markdown:
 A cell whose result was not verified stops the script. Tables are labeled
 with the results' engine and machine (SIMULATED when the engine is "sim")."""
 
-import json
 import re
 import statistics
 import sys
 from collections import defaultdict
+
+from results import verified_cells, where
 
 NABBIT, NABBITC = "locus:ws", "locus:nabbitc"
 BAD, INVALID = "locus:nabbitc+bad-colors", "locus:nabbitc+invalid-colors"
@@ -55,15 +56,9 @@ def fmt(x, spec):
 
 def main(paths):
     cells, labels = {}, set()
-    for path in paths:
-        for line in open(path):
-            c = json.loads(line)
-            if "record" in c:
-                continue
-            if not c.get("verified"):
-                sys.exit(f"{path}: {c['benchmark']} {c['variant']} P={c['workers']} was not verified")
-            cells[(c["benchmark"], setting(c), c["variant"], c["workers"])] = c
-            labels.add(("SIMULATED on " if c["engine"] == "sim" else "measured on ") + (c.get("machine") or "host"))
+    for c in verified_cells(paths):
+        cells[(c["benchmark"], setting(c), c["variant"], c["workers"])] = c
+        labels.add(where(c))
     print("Results: " + "; ".join(sorted(labels)) + ".\n")
     runs = defaultdict(set)
     for (bench, s, v, p) in cells:

@@ -25,9 +25,10 @@ Prints Markdown:
 A cell whose result was not verified stops the script. Tables are labeled
 with the results' engine and machine (SIMULATED when the engine is "sim")."""
 
-import json
 import sys
 from collections import defaultdict
+
+from results import verified_cells, where
 
 CONFIGS = [
     ("(noap, FT)", "+noap+serial-init"),
@@ -64,16 +65,10 @@ def main(argv):
     if not paths:
         sys.exit(__doc__)
     cells, labels = {}, {}
-    for path in paths:
-        for line in open(path):
-            c = json.loads(line)
-            if "record" in c:
-                continue
-            if not c.get("verified"):
-                sys.exit(f"{path}: {c['benchmark']} {c['variant']} P={c['workers']} was not verified")
-            machine = c.get("machine") or "host"
-            labels[machine] = ("SIMULATED on " if c["engine"] == "sim" else "measured on ") + machine
-            cells[(machine, c["benchmark"], setting(c), c["variant"], c["workers"])] = c
+    for c in verified_cells(paths):
+        machine = c.get("machine") or "host"
+        labels[machine] = where(c)
+        cells[(machine, c["benchmark"], setting(c), c["variant"], c["workers"])] = c
 
     groups = defaultdict(dict)  # (machine, bench, setting, workers, contender) -> config -> cell
     for (machine, bench, s, variant, workers), c in cells.items():
