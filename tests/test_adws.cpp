@@ -37,6 +37,67 @@ locus::runtime_options simulated(int workers, int seed) {
   return o;
 }
 
+// ---------------------------------------------------------------- set aside
+// Load balancing past a shallower frame (adws.cpp, steal_primary). The
+// benchmark runner enters the pool with a fork_join whose first branch has
+// all the work, so that branch owns the whole range while its fork's
+// continuation, at depth 0, stays on top of worker 0's deque. A group the
+// branch opens is at depth 1 and its unhinted children (one half, one
+// quarter, ... of the work from the top) mostly stay on worker 0. Thieves
+// of that group may steal at depth 1 and up: they must get past the depth-0
+// frame. Before they could, every other worker ran about one child per
+// group (SIMULATED, and measured on 2 threads: 4 of 128).
+struct flat_round_counts {
+  std::vector<int> ran;
+  std::uint64_t set_aside = 0;
+};
+
+flat_round_counts run_flat_rounds(int workers, bool parent_first, int seed) {
+  locus::runtime rt(simulated(workers, seed));
+  std::vector<std::atomic<int>> ran(static_cast<std::size_t>(workers));
+  locus::reset_stats();
+  auto child = [&ran] {
+    locus::compute(400000);  // simulated cycles
+    ran[static_cast<std::size_t>(locus::worker_id())].fetch_add(1, std::memory_order_relaxed);
+  };
+  auto rounds = [&] {
+    for (int round = 0; round < 4; ++round) {
+      locus::task_group g;
+      for (int i = 0; i < 32; ++i) {
+        if (parent_first) g.spawn(child, locus::parent_first);
+        else g.spawn(child);
+      }
+      g.sync();
+    }
+  };
+  locus::fork_join(locus::with(rounds, locus::work(1.0)), locus::with([] {}, locus::work(0.0)));
+  flat_round_counts r;
+  for (auto& n : ran) r.ran.push_back(n.load());
+  for (const auto& w : locus::get_stats().workers) r.set_aside += w.counter("set_aside");
+  return r;
+}
+
+TEST(AdwsLoadBalancing, ThievesReachChildrenUnderAShallowerFrame) {
+  for (bool parent_first : {true, false}) {
+    for (int workers : {2, 4}) {
+      for (int seed : {1, 2}) {
+        const flat_round_counts r = run_flat_rounds(workers, parent_first, seed);
+        const std::string what = std::string(parent_first ? "parent-first" : "work-first") + ", " +
+                                 std::to_string(workers) + " workers, seed " + std::to_string(seed);
+        int total = 0;
+        for (int n : r.ran) total += n;
+        ASSERT_EQ(total, 128) << what;
+        // An even split is 128 / P; with nothing stolen worker 0 runs all
+        // but about log2(P) children a round. A third of the even split is
+        // far from both.
+        for (int k = 0; k < workers; ++k)
+          EXPECT_GE(r.ran[static_cast<std::size_t>(k)], 128 / workers / 3) << "worker " << k << ", " << what;
+        EXPECT_GT(r.set_aside, 0u) << "no frame was set aside, " << what;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- mapping
 // A fixed tree of task groups with uneven work hints. Each node knows its
 // work (the sum of its leaves'); a node's children are spawned with their

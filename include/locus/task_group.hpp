@@ -309,7 +309,8 @@ class task_group {
     const double total = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
     if (!used_) open_round(w);
     used_ = true;
-    double share = (work_flags_ & work_given) && work >= 0 ? work : work_left_ / 2;
+    const bool hinted = (work_flags_ & work_given) && work >= 0;
+    double share = hinted ? work : work_left_ / 2;
     if (share > work_left_) share = work_left_;
     const double hi = work_left_ / total;
     work_left_ -= share;
@@ -322,7 +323,15 @@ class task_group {
       work_flags_ |= work_distributed;
       state_.stolen = true;  // sync takes the slow path, which tells the policy
     }
-    if (route == detail::share_route::away || parent_first)
+    // An unhinted child that stays here is queued, not run at once, in a
+    // group spread over several workers: its share (half of what is left)
+    // is a guess, and in a flat group of such children this worker's shares
+    // shrink while the others' do not grow. Queued, the children can be
+    // stolen once the group dominates (section 3.2); run at once, only this
+    // task's continuation could be, and its next children would be
+    // migrated back here.
+    if (route == detail::share_route::away || parent_first ||
+        (route == detail::share_route::local_distributed && !hinted))
       return queue_distributed(w, std::forward<F>(f), child, reports);
     with_context<F> c{f, child, reports};
     detail::spawn_request req{&w, &c, &context_trampoline<F>, {&state_, w}};

@@ -89,6 +89,7 @@ search_result adws_policy::find_work(worker_view& w) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
+  if (frame* f = in.take_aside()) return {f, found_at::policy};  // the rest of the primary queue
   if (frame* f = in.take_migrated()) {  // lines 36-38
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
@@ -131,10 +132,44 @@ frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
       return f;
     }
   if (v != s.hi)  // lines 47-50: not the primary queues of floor(y)
-    if (frame* f = victim.deque.steal_if([&](std::uint32_t tag) { return depth_of_tag(tag) >= s.depth; })) {
+    if (frame* f = steal_primary(thief, victim, s.depth)) {
       ctx->count(thief, local_steals);
       return f;
     }
+  return nullptr;
+}
+
+// Lines 48-50: the victim's primary queues from the top down, from depth
+// `depth` on. They are its deque and the frames set aside from it. A frame
+// on top of the deque shallower than `depth` (an ancestor's continuation,
+// outside the thief's group) would hide the deeper frames under it, which
+// the paper's per-depth queues keep reachable: the thief sets it aside at
+// its depth, where the victim still takes it once its deque is empty, and
+// looks again. Without this a group's owner was never a victim while it
+// had such a frame: flat unhinted spawns under a fork_join ran on the owner
+// alone (docs/architecture.md).
+frame* adws_policy::steal_primary(worker_view& thief, worker_view& victim, std::uint32_t depth) {
+  adws_inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
+  if (frame* f = in.steal_aside(depth)) return f;
+  for (std::uint32_t tries = 0; tries <= max_depth; ++tries) {
+    bool shallow = false;
+    if (frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
+          shallow = depth_of_tag(tag) < depth;
+          return !shallow;
+        }))
+      return f;
+    if (!shallow) return nullptr;
+    std::uint32_t tag = 0;
+    frame* top = victim.deque.steal_if([&](std::uint32_t t) {
+      tag = t;
+      return true;
+    });
+    if (top == nullptr) return nullptr;
+    if (depth_of_tag(tag) >= depth) return top;  // the top changed meanwhile: a frame the thief may take
+    in.set_aside(top, depth_of_tag(tag));
+    ctx->count(thief, set_aside);
+    ctx->trace(thief, "set aside", victim.id);
+  }
   return nullptr;
 }
 
@@ -196,7 +231,8 @@ policy_entry adws_entry() {
       .name = "adws",
       .make = &make_policy_of<adws_policy>,
       // In the order of adws_policy::counter.
-      .counters = {"migrated", "returned", "returned_takes", "migration_takes", "local_steals", "undominated_rounds"},
+      .counters = {"migrated", "returned", "returned_takes", "migration_takes", "local_steals", "undominated_rounds",
+                   "set_aside"},
   };
 }
 

@@ -40,13 +40,15 @@
 // the regression to random stealing of section 3.2.
 //
 // Where locus differs (documented in docs/architecture.md): the primary
-// queues are one Chase-Lev deque (the core's) rather than one per depth, so
-// a thief takes the victim's oldest frame only if its depth is at least the
-// group's; depths are non-decreasing from the top of a deque to its bottom,
-// so this is the first frame of figure 11's top-down scan, except when an
-// older shallower frame hides deeper ones, which are then left to their
-// owner. Root tasks start on worker 0, where the root range [0, P) puts
-// them.
+// queues are one Chase-Lev deque (the core's) rather than one per depth.
+// Depths are non-decreasing from the top of a deque to its bottom, so the
+// oldest frame is where figure 11's top-down scan starts; a thief takes it
+// if its depth is at least the group's. An older, shallower frame would
+// hide deeper ones from the thief, so the thief sets it aside: it moves to
+// the victim's per-depth aside queues (inbound.hpp), still the victim's
+// primary-queue frame, which the victim takes once its deque is empty and
+// thieves allowed its depth may steal (steal_primary). Root tasks start on
+// worker 0, where the root range [0, P) puts them.
 #pragma once
 
 #include <atomic>
@@ -63,7 +65,15 @@ namespace locus::detail {
 class adws_policy : public policy_defaults {
  public:
   // Indices in the registry entry's counters.
-  enum counter : int { migrated, returned, returned_takes, migration_takes, local_steals, undominated_rounds };
+  enum counter : int {
+    migrated,
+    returned,
+    returned_takes,
+    migration_takes,
+    local_steals,
+    undominated_rounds,
+    set_aside,
+  };
 
   explicit adws_policy(policy_context& c);
 
@@ -87,6 +97,7 @@ class adws_policy : public policy_defaults {
   };
 
   void give(int to, frame* f, bool as_returned);
+  frame* steal_primary(worker_view& thief, worker_view& victim, std::uint32_t depth);
   void dominate(worker_view& w, const range& group);
   void release(const range& group);
 
