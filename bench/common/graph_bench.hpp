@@ -23,7 +23,8 @@ namespace bench {
 // Nabbit under ws, NabbitC under nabbitc, returning its section VI-B
 // measure) with v's colors, oneTBB and OpenMP the loop version
 // (b.run_baseline<P>()), and so does locus with a loop modifier: with
-// +static it is OpenMP static's partition, which the simulator can run.
+// +static it is OpenMP static's partition and with +guided its guided schedule,
+// which the simulator can run.
 // Returns the measure if the run was the graph's.
 template <class B>
 std::optional<locus::graph_locality> run_graph_variant(const variant& v, B& b) {

@@ -32,7 +32,7 @@ variant parse_variant(const std::string& text) {
   auto bad = [&] {
     throw std::invalid_argument("variant \"" + text +
                                 "\": accepted are serial, locus:<policy>, locus:<policy>+affinity, "
-                                "locus:<policy>+static, locus:<policy>+nacs, locus:<policy>+noap, locus:<policy>+ap, tbb, tbb:affinity, "
+                                "locus:<policy>+static, locus:<policy>+guided, locus:<policy>+nacs, locus:<policy>+noap, locus:<policy>+ap, tbb, tbb:affinity, "
                                 "omp, omp:static, "
                                 "omp:dynamic, omp:guided; a locus variant may end in +interleave or "
                                 "+first-touch or +serial-init (where its data lives; default: block p at place p), then "
@@ -53,10 +53,12 @@ variant parse_variant(const std::string& text) {
       const auto next = tail.find('+', plus + 1);
       const std::string mod = tail.substr(plus + 1, next == std::string::npos ? std::string::npos : next - plus - 1);
       if (contender_given) bad();
-      if ((mod == "affinity" || mod == "static" || mod == "nacs" || mod == "noap" || mod == "ap") && !loops_given &&
-          !data_given && !colors_given) {
+      const bool loop_mod =
+          mod == "affinity" || mod == "static" || mod == "guided" || mod == "nacs" || mod == "noap" || mod == "ap";
+      if (loop_mod && !loops_given && !data_given && !colors_given) {
         v.loops = mod == "affinity" ? locus_loops::affinity
                   : mod == "static" ? locus_loops::static_blocks
+                  : mod == "guided" ? locus_loops::guided
                   : mod == "nacs"   ? locus_loops::distributed
                   : mod == "noap"   ? locus_loops::unhinted
                                     : locus_loops::affinity_unhinted;

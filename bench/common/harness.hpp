@@ -34,7 +34,9 @@ enum class impl { serial, locus, tbb, omp };
 enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 
 // One implementation of the constructs: "serial", "locus:<policy>",
-// "locus:<policy>+affinity", "locus:<policy>+static", "locus:<policy>+nacs"
+// "locus:<policy>+affinity", "locus:<policy>+static", "locus:<policy>+guided"
+// (a model of OpenMP guided's chunks that the simulator can run),
+// "locus:<policy>+nacs"
 // (loops with a block distribution, TBB-NUMA's NACS), "locus:<policy>+noap"
 // and "locus:<policy>+ap" (TBB-NUMA's standard-TBB configurations: plain
 // loops, or loops with a loop_affinity, and no place hints at all; on a
@@ -49,10 +51,10 @@ enum class omp_schedule { static_schedule, dynamic_schedule, guided_schedule };
 // "+bad-colors" or "+invalid-colors" (graph_colors, NabbitC tables II and
 // III). A locus variant may end in "+contender": the kernel runs beside
 // TBB-NUMA's contender computation in a second arena (section 5.3,
-// common/contender.hpp). On a task-graph benchmark, a loop modifier (+static, +affinity, +nacs,
-// +noap, +ap)
-// runs the loop version on locus instead of the graph: "locus:ws+static" is
-// OpenMP static's partition under the simulator too.
+// common/contender.hpp). On a task-graph benchmark, a loop modifier (+static, +guided, +affinity,
+// +nacs, +noap, +ap) runs the loop version on locus instead of the graph:
+// "locus:ws+static" is OpenMP static's partition and "locus:ws+guided" its
+// guided schedule, under the simulator too.
 struct variant {
   std::string name;
   impl kind = impl::serial;

@@ -2,18 +2,23 @@
 // Loops run as the kernel wrote them (variant locus:<policy>), with a
 // loop_affinity kept per loop and range across calls (locus:<policy>+affinity,
 // as tbb:affinity keeps an affinity_partitioner per loop), in static
-// blocks per worker (locus:<policy>+static), or with a block distribution
+// blocks per worker (locus:<policy>+static), in OpenMP guided's chunks
+// (locus:<policy>+guided, a model of that schedule for the simulator,
+// which cannot run OpenMP), or with a block distribution
 // of the loop's range over the places (locus:<policy>+nacs: TBB-NUMA's
 // NUMA-aware computation scheduling, seed 001 section 5; with the default
 // data layout, block p of each array at place p, it is (NACS, NADD), with
 // +interleave (NACS, INTL)).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <locus/locus.hpp>
 
@@ -24,7 +29,7 @@ namespace bench {
 // loop_affinity, in static blocks, with a block distribution (+nacs), and
 // TBB-NUMA's standard-TBB configurations, no place hints at all (+noap) or
 // a loop_affinity and no place hints (+ap, the affinity partitioner).
-enum class locus_loops { plain, affinity, static_blocks, distributed, unhinted, affinity_unhinted };
+enum class locus_loops { plain, affinity, static_blocks, guided, distributed, unhinted, affinity_unhinted };
 // Whether the kernel's own place hints (places.hpp) apply.
 constexpr bool place_hinted(locus_loops l) {
   return l != locus_loops::distributed && l != locus_loops::unhinted && l != locus_loops::affinity_unhinted;
@@ -95,6 +100,7 @@ struct locus_backend {
           else locus::parallel_for(lo, hi, grain, piece);
         });
       case locus_loops::static_blocks: return locus::parallel_for(lo, hi, piece, locus::static_partition);
+      case locus_loops::guided: return guided_loop(lo, hi, grain, piece);
       case locus_loops::distributed:
         return locus::parallel_for(lo, hi, grain, piece, locus::block_distribution(hi - lo));
     }
@@ -113,11 +119,44 @@ struct locus_backend {
         });
       case locus_loops::static_blocks:
         return locus::parallel_reduce(lo, hi, 0.0, piece, std::plus<>(), locus::static_partition);
+      case locus_loops::guided: {
+        // Per claimer, then summed in claimer order: a fixed order of
+        // additions for a given schedule, as OpenMP's reduction has.
+        std::vector<double> sums(static_cast<std::size_t>(locus::num_workers()), 0.0);
+        guided_loop(lo, hi, grain, [&](std::int64_t a, std::int64_t b) {
+          sums[static_cast<std::size_t>(locus::worker_id())] += body(a, b);
+        });
+        double total = 0;
+        for (double v : sums) total += v;
+        return total;
+      }
       case locus_loops::distributed:
         return locus::parallel_reduce(lo, hi, grain, 0.0, piece, std::plus<>(), locus::block_distribution(hi - lo));
     }
     return 0.0;
   }
+  // OpenMP's guided schedule as libgomp deals it (gomp_iter_guided_next):
+  // one claimer per worker, posted by the static partition, each taking
+  // the next max(ceil(left / P), grain) iterations from a shared counter
+  // until none are left. The simulator charges the chunks' work and memory,
+  // not the counter's cache line (an OpenMP team pays that too).
+  template <class Piece>
+  static void guided_loop(std::int64_t lo, std::int64_t hi, std::int64_t grain, Piece&& piece) {
+    const std::int64_t team = locus::num_workers();
+    const std::int64_t least = std::max<std::int64_t>(grain, 1);
+    std::atomic<std::int64_t> next{lo};
+    locus::parallel_for(std::int64_t{0}, team, [&](std::int64_t, std::int64_t) {
+      for (std::int64_t start = next.load(std::memory_order_relaxed);;) {
+        if (start >= hi) return;
+        const std::int64_t size = std::min(std::max((hi - start + team - 1) / team, least), hi - start);
+        if (next.compare_exchange_weak(start, start + size, std::memory_order_relaxed)) {
+          piece(start, start + size);
+          start = next.load(std::memory_order_relaxed);
+        }
+      }
+    }, locus::static_partition);
+  }
+
   // Enter the pool once, so the kernel's own constructs run on workers
   // rather than each being submitted from the runner's thread. The kernel
   // carries all the work (the empty branch none), so that the ADWS
