@@ -20,12 +20,8 @@ class alignas(64) adws_inbound {
  public:
   void give(frame* f, bool as_returned, std::uint32_t depth) {
     std::lock_guard lock(lock_);
-    if (as_returned) {
-      returned_.push_back(f);
-    } else {
-      if (migration_.size() <= depth) migration_.resize(depth + 1);
-      migration_[depth].push_back(f);
-    }
+    if (as_returned) returned_.push_back(f);
+    else migration_.push(f, depth);
     // seq_cst: pairs with has_work's load in the receiver's last look
     // before it sleeps (the sleep protocol's store-load order).
     count_.fetch_add(1, std::memory_order_seq_cst);
@@ -43,86 +39,65 @@ class alignas(64) adws_inbound {
   }
 
   // Figure 11 lines 36-38, the owner: shallowest first, oldest first.
-  frame* take_migrated() {
-    if (empty()) return nullptr;
-    std::lock_guard lock(lock_);
-    for (auto& q : migration_) {
-      if (q.empty()) continue;
-      frame* f = q.front();
-      q.pop_front();
-      count_.fetch_sub(1, std::memory_order_relaxed);
-      return f;
-    }
-    return nullptr;
-  }
+  frame* take_migrated() { return take(migration_, false, false, 0); }
 
   // Lines 44-46, a thief: deepest first down to min_depth, newest first.
-  frame* steal_migrated(std::uint32_t min_depth) {
-    if (empty()) return nullptr;
-    std::lock_guard lock(lock_);
-    for (auto d = static_cast<std::int64_t>(migration_.size()) - 1; d >= static_cast<std::int64_t>(min_depth); --d) {
-      auto& q = migration_[static_cast<std::size_t>(d)];
-      if (q.empty()) continue;
-      frame* f = q.back();
-      q.pop_back();
-      count_.fetch_sub(1, std::memory_order_relaxed);
-      return f;
-    }
-    return nullptr;
-  }
+  frame* steal_migrated(std::uint32_t min_depth) { return take(migration_, true, true, min_depth); }
 
   // adws: a frame a thief took from the top of this owner's deque because
   // it was shallower than the thief may steal, kept here at its depth: it
-  // is still the owner's primary-queue frame (adws.cpp, steal_from).
+  // is still the owner's primary-queue frame (adws.cpp, steal_primary).
   void set_aside(frame* f, std::uint32_t depth) {
     std::lock_guard lock(lock_);
-    if (aside_.size() <= depth) aside_.resize(depth + 1);
-    aside_[depth].push_back(f);
+    aside_.push(f, depth);
     count_.fetch_add(1, std::memory_order_seq_cst);  // as in give
   }
 
   // The owner, once its deque is empty: deepest first, newest first (the
   // order its deque would have popped them in).
-  frame* take_aside() {
-    if (empty()) return nullptr;
-    std::lock_guard lock(lock_);
-    for (auto d = static_cast<std::int64_t>(aside_.size()) - 1; d >= 0; --d) {
-      auto& q = aside_[static_cast<std::size_t>(d)];
-      if (q.empty()) continue;
-      frame* f = q.back();
-      q.pop_back();
-      count_.fetch_sub(1, std::memory_order_relaxed);
-      return f;
-    }
-    return nullptr;
-  }
+  frame* take_aside() { return take(aside_, true, true, 0); }
 
   // A thief (figure 11 lines 47-50, the primary queue's top-down scan):
   // shallowest first from min_depth on, oldest first.
-  frame* steal_aside(std::uint32_t min_depth) {
-    if (empty()) return nullptr;
-    std::lock_guard lock(lock_);
-    for (std::size_t d = min_depth; d < aside_.size(); ++d) {
-      auto& q = aside_[d];
-      if (q.empty()) continue;
-      frame* f = q.front();
-      q.pop_front();
-      count_.fetch_sub(1, std::memory_order_relaxed);
-      return f;
-    }
-    return nullptr;
-  }
+  frame* steal_aside(std::uint32_t min_depth) { return take(aside_, false, false, min_depth); }
 
   // For the sleep check (seq_cst, see give).
   bool has_work() const { return count_.load(std::memory_order_seq_cst) != 0; }
 
  private:
+  // One queue per depth, grown on demand.
+  struct by_depth {
+    std::vector<std::deque<frame*>> queues;
+    void push(frame* f, std::uint32_t depth) {
+      if (queues.size() <= depth) queues.resize(depth + 1);
+      queues[depth].push_back(f);
+    }
+  };
+
+  // From the first non-empty queue at min_depth or deeper, looking from
+  // the deepest or the shallowest: its newest frame or its oldest.
+  frame* take(by_depth& q, bool deepest_first, bool newest, std::uint32_t min_depth) {
+    if (empty()) return nullptr;
+    std::lock_guard lock(lock_);
+    const auto n = static_cast<std::int64_t>(q.queues.size());
+    for (std::int64_t i = 0; i < n - static_cast<std::int64_t>(min_depth); ++i) {
+      auto& queue = q.queues[static_cast<std::size_t>(deepest_first ? n - 1 - i : min_depth + i)];
+      if (queue.empty()) continue;
+      frame* f = newest ? queue.back() : queue.front();
+      if (newest) queue.pop_back();
+      else queue.pop_front();
+      count_.fetch_sub(1, std::memory_order_relaxed);
+      return f;
+    }
+    return nullptr;
+  }
+
   bool empty() const { return count_.load(std::memory_order_acquire) == 0; }
 
   std::mutex lock_;
   std::deque<frame*> returned_;
-  std::vector<std::deque<frame*>> migration_;  // by depth, grown on demand
-  std::vector<std::deque<frame*>> aside_;      // by depth, grown on demand
+  by_depth migration_;
+  by_depth aside_;
   std::atomic<int> count_{0};
 };
 
