@@ -43,9 +43,14 @@ share_route adws_policy::share_work(worker_view& w, const task_context& group, t
 }
 
 // Line 24: migrate to worker floor(x), into its migration queue at the
-// child's depth.
+// child's depth. A parent-first child of a group that is not distributed
+// has its task's own range (share_work) and stays here, wherever that
+// range's owner is: a stolen task's descendants are the thief's (section
+// 3.2, "managed in the primary queue of the thief").
 void adws_policy::route_spawn(worker_view& w, frame* f) {
-  const int to = codec_.owner(codec_.of(f->ctx));
+  const range r = codec_.of(f->ctx), running = codec_.of(w.ctx);
+  const bool undistributed = r.x == running.x && r.y == running.y && r.depth == running.depth;
+  const int to = undistributed ? w.id : codec_.owner(r);
   if (to == w.id) {
     push_own(w, f);
     return;
