@@ -332,7 +332,7 @@ class task_group {
     // migrated back here.
     if (route == detail::share_route::away || parent_first ||
         (route == detail::share_route::local_distributed && !hinted))
-      return queue_distributed(w, std::forward<F>(f), child, reports);
+      return queue_distributed(w, std::forward<F>(f), child, reports, route == detail::share_route::local);
     with_context<F> c{f, child, reports};
     detail::spawn_request req{&w, &c, &context_trampoline<F>, {&state_, w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -379,17 +379,26 @@ class task_group {
   }
 
   // Cold: queue_child for distribute. The child has its context from the
-  // policy, reports to the group (`group_ctx`, if set) when done, and goes
-  // where the policy's route_spawn puts it (ADWS: its owner).
+  // policy and reports to the group (`group_ctx`, if set) when done. One
+  // the policy keeps here (`here`: the group is not distributed, so the
+  // child keeps this task's context, whichever worker's range that is;
+  // ADWS section 3.2: a stolen task's descendants are the thief's) goes on
+  // this worker's deque as queue_child puts it; the others go where the
+  // policy's route_spawn puts them (ADWS: the owner of their range).
   template <class F>
-  [[gnu::noinline]] void queue_distributed([[maybe_unused]] detail::worker_view& w, F&& f,
-                                           const detail::task_context& ctx, const detail::task_context* group_ctx) {
+  [[gnu::noinline]] void queue_distributed(detail::worker_view& w, F&& f, const detail::task_context& ctx,
+                                           const detail::task_context* group_ctx, bool here) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
     job->ctx = ctx;
     job->group_ctx = group_ctx;
-    detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
+    if (here) {
+      ++state_.parent_first_pending;
+      detail::push_own(w, job);
+    } else {
+      detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
+    }
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w.spawns.bump();
 #endif

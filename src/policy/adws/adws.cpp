@@ -43,25 +43,23 @@ share_route adws_policy::share_work(worker_view& w, const task_context& group, t
 }
 
 // Line 24: migrate to worker floor(x), into its migration queue at the
-// child's depth. A parent-first child of a group that is not distributed
-// has its task's own range (share_work) and stays here, wherever that
-// range's owner is: a stolen task's descendants are the thief's (section
-// 3.2, "managed in the primary queue of the thief").
+// child's depth. Only children of a distributed group come here: the
+// others keep their task's range and stay on this worker, wherever that
+// range's owner is (task_group::queue_distributed; section 3.2, a stolen
+// task's descendants are "managed in the primary queue of the thief").
 void adws_policy::route_spawn(worker_view& w, frame* f) {
-  const range r = codec_.of(f->ctx), running = codec_.of(w.ctx);
-  const bool undistributed = r.x == running.x && r.y == running.y && r.depth == running.depth;
-  const int to = undistributed ? w.id : codec_.owner(r);
+  const int to = codec_.owner(codec_.of(f->ctx));
   if (to == w.id) {
     push_own(w, f);
     return;
   }
   ctx->count(w, migrated);
   ctx->trace(w, "migrate", to);
-  give(to, f, false);
+  give(to, f, adws_inbound::queue::migrated);
 }
 
-void adws_policy::give(int to, frame* f, bool as_returned) {
-  inbound_[static_cast<std::size_t>(to)]->give(f, as_returned, depth_of_tag(f->ctx.policy[0]));
+void adws_policy::give(int to, frame* f, adws_inbound::queue queue) {
+  inbound_[static_cast<std::size_t>(to)]->give(f, queue, depth_of_tag(f->ctx.policy[0]));
   ctx->wake(ctx->worker_at(to));
 }
 
@@ -76,7 +74,7 @@ frame* adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
   if (!codec_.cross_worker(r) || codec_.owner(r) == w.id) return parent;
   ctx->count(w, returned);
   ctx->trace(w, "return to owner", codec_.owner(r));
-  give(codec_.owner(r), parent, true);
+  give(codec_.owner(r), parent, adws_inbound::queue::returned);
   return nullptr;
 }
 
@@ -157,21 +155,14 @@ frame* adws_policy::steal_primary(worker_view& thief, worker_view& victim, std::
   adws_inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
   if (frame* f = in.steal_aside(depth)) return f;
   for (std::uint32_t tries = 0; tries <= max_depth; ++tries) {
-    bool shallow = false;
-    if (frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
-          shallow = depth_of_tag(tag) < depth;
-          return !shallow;
-        }))
-      return f;
-    if (!shallow) return nullptr;
     std::uint32_t tag = 0;
     frame* top = victim.deque.steal_if([&](std::uint32_t t) {
       tag = t;
       return true;
     });
-    if (top == nullptr) return nullptr;
-    if (depth_of_tag(tag) >= depth) return top;  // the top changed meanwhile: a frame the thief may take
-    in.set_aside(top, depth_of_tag(tag));
+    if (top == nullptr) return nullptr;  // empty, or another thief won the race
+    if (depth_of_tag(tag) >= depth) return top;
+    in.give(top, adws_inbound::queue::aside, depth_of_tag(tag));
     ctx->count(thief, set_aside);
     ctx->trace(thief, "set aside", victim.id);
   }

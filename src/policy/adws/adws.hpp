@@ -96,7 +96,7 @@ class adws_policy : public policy_defaults {
     std::atomic<std::uint64_t> word{0};
   };
 
-  void give(int to, frame* f, bool as_returned);
+  void give(int to, frame* f, adws_inbound::queue queue);
   frame* steal_primary(worker_view& thief, worker_view& victim, std::uint32_t depth);
   void dominate(worker_view& w, const range& group);
   void release(const range& group);

@@ -18,10 +18,16 @@ namespace locus::detail {
 
 class alignas(64) adws_inbound {
  public:
-  void give(frame* f, bool as_returned, std::uint32_t depth) {
+  // Which of the owner's queues a frame goes to: a continuation returned to
+  // it, a task migrated to it, or (adws) a frame of its primary queue that a
+  // thief set aside because it was shallower than the thief may steal (kept
+  // at its depth: it is still the owner's, adws.cpp steal_primary).
+  enum class queue { returned, migrated, aside };
+
+  void give(frame* f, queue to, std::uint32_t depth) {
     std::lock_guard lock(lock_);
-    if (as_returned) returned_.push_back(f);
-    else migration_.push(f, depth);
+    if (to == queue::returned) returned_.push_back(f);
+    else (to == queue::migrated ? migration_ : aside_).push(f, depth);
     // seq_cst: pairs with has_work's load in the receiver's last look
     // before it sleeps (the sleep protocol's store-load order).
     count_.fetch_add(1, std::memory_order_seq_cst);
@@ -43,15 +49,6 @@ class alignas(64) adws_inbound {
 
   // Lines 44-46, a thief: deepest first down to min_depth, newest first.
   frame* steal_migrated(std::uint32_t min_depth) { return take(migration_, true, true, min_depth); }
-
-  // adws: a frame a thief took from the top of this owner's deque because
-  // it was shallower than the thief may steal, kept here at its depth: it
-  // is still the owner's primary-queue frame (adws.cpp, steal_primary).
-  void set_aside(frame* f, std::uint32_t depth) {
-    std::lock_guard lock(lock_);
-    aside_.push(f, depth);
-    count_.fetch_add(1, std::memory_order_seq_cst);  // as in give
-  }
 
   // The owner, once its deque is empty: deepest first, newest first (the
   // order its deque would have popped them in).

@@ -69,7 +69,7 @@ int ml_adws_policy::away_owner(const worker_view& w, const task_context& c) cons
 bool ml_adws_policy::send_away(worker_view& w, frame* f) {
   if (const int owner = away_owner(w, f->ctx); owner >= 0) {
     ctx->count(w, returned);
-    give(w, owner, f, true);
+    give(w, owner, f, adws_inbound::queue::returned);
     return true;
   }
   if (leaders_.at_level(w, f->ctx)) return false;
@@ -123,12 +123,12 @@ void ml_adws_policy::route_spawn(worker_view& w, frame* f) {
   const int owner = away_owner(w, f->ctx);
   if (owner < 0) return push_own(w, f);
   ctx->count(w, migrated);
-  give(w, owner, f, false);
+  give(w, owner, f, adws_inbound::queue::migrated);
 }
 
-void ml_adws_policy::give(worker_view& w, int node, frame* f, bool as_returned) {
-  inbound_of(node).give(f, as_returned, depth_of_tag(f->ctx.policy[0]));
-  ctx->trace(w, as_returned ? "return to owner" : "migrate", node);
+void ml_adws_policy::give(worker_view& w, int node, frame* f, adws_inbound::queue queue) {
+  inbound_of(node).give(f, queue, depth_of_tag(f->ctx.policy[0]));
+  ctx->trace(w, queue == adws_inbound::queue::returned ? "return to owner" : "migrate", node);
   const int leader = leaders_.leader_of(node);
   if (leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
 }

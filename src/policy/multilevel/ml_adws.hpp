@@ -95,7 +95,7 @@ class ml_adws_policy : public policy_defaults {
   int away_owner(const worker_view& w, const task_context& c) const;
 
   bool send_away(worker_view& w, frame* f);
-  void give(worker_view& w, int node, frame* f, bool as_returned);
+  void give(worker_view& w, int node, frame* f, adws_inbound::queue queue);
   adws_inbound& inbound_of(int node) { return *inbound_[static_cast<std::size_t>(node)]; }
   // The steal range a group of `domain` gives the children it dominates.
   steal_word word_of(int domain, const range& group) const;
