@@ -332,7 +332,7 @@ class task_group {
     // migrated back here.
     if (route == detail::share_route::away || parent_first ||
         (route == detail::share_route::local_distributed && !hinted))
-      return queue_distributed(w, std::forward<F>(f), child, reports, route == detail::share_route::local);
+      return queue_distributed(w, std::forward<F>(f), child, reports);
     with_context<F> c{f, child, reports};
     detail::spawn_request req{&w, &c, &context_trampoline<F>, {&state_, w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -379,21 +379,21 @@ class task_group {
   }
 
   // Cold: queue_child for distribute. The child has its context from the
-  // policy and reports to the group (`group_ctx`, if set) when done. One
-  // the policy keeps here (`here`: the group is not distributed, so the
-  // child keeps this task's context, whichever worker's range that is;
-  // ADWS section 3.2: a stolen task's descendants are the thief's) goes on
-  // this worker's deque as queue_child puts it; the others go where the
-  // policy's route_spawn puts them (ADWS: the owner of their range).
+  // policy. A child of a distributed group reports to it (`group_ctx`) when
+  // done and goes where the policy's route_spawn puts it (ADWS: the owner of
+  // its range). One of a group the policy did not distribute (no
+  // `group_ctx`) keeps this task's context, whichever worker's range that
+  // is, and goes on this worker's deque as queue_child puts it (ADWS
+  // section 3.2: a stolen task's descendants are the thief's).
   template <class F>
   [[gnu::noinline]] void queue_distributed(detail::worker_view& w, F&& f, const detail::task_context& ctx,
-                                           const detail::task_context* group_ctx, bool here) {
+                                           const detail::task_context* group_ctx) {
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
     auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
     job->ctx = ctx;
     job->group_ctx = group_ctx;
-    if (here) {
+    if (group_ctx == nullptr) {
       ++state_.parent_first_pending;
       detail::push_own(w, job);
     } else {
