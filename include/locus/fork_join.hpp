@@ -34,7 +34,6 @@
 #include "locus/detail/worker_view.hpp"
 #include "locus/hints.hpp"
 #include "locus/place.hpp"
-#include "locus/task_group.hpp"
 
 namespace locus {
 
@@ -145,68 +144,6 @@ void invoke_callable(void* g) {
 template <class F, class G>
 void run_whole(void* pair);
 
-// The policy chose parent-first (hook_spawn_order), as a TBB task spawns a
-// child and then executes the other itself: one branch is queued as a
-// parent-first child with its place (the policy may route it: tbb-numa
-// mails it), the other runs here with its place, and the parent syncs.
-// The queued one is g, unless only f is hinted at a place other than the
-// spawner's (`here`): that one leaves, and the branch for here stays
-// (TBB-NUMA section 4.4.3, submission order). Each branch's exception is
-// kept apart so that f's still wins over g's.
-template <class F, class G>
-[[gnu::noinline]] void both_parent_first(F& f, G& g, std::int32_t f_place, std::int32_t g_place, int here) {
-  const auto elsewhere = [here](std::int32_t p) -> bool { return p != detail::any_place && p != here; };
-  const bool queue_f = elsewhere(f_place) && !elsewhere(g_place);
-  std::exception_ptr errors[2];
-  auto run_f = [&] {
-    try { f(); } catch (...) { errors[0] = std::current_exception(); }
-  };
-  auto run_g = [&] {
-    try { g(); } catch (...) { errors[1] = std::current_exception(); }
-  };
-  {
-    task_group both;
-    if (queue_f) both.spawn(run_f, parent_first, place_hint{f_place});
-    else both.spawn(run_g, parent_first, place_hint{g_place});
-    detail::worker_view* w = detail::current_worker();
-    const detail::task_context parent_ctx = w->ctx;
-    w->ctx.place = queue_f ? g_place : f_place;
-    if (queue_f) run_g();
-    else run_f();
-    detail::current_worker()->ctx = parent_ctx;  // it may have resumed on another worker
-    both.sync();
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
-// The policy distributes work (hook_work_hints, ADWS) and the running task
-// spreads over several workers: both branches become the children of a
-// task group with their work (a branch without a hint is guessed equal to
-// the other, the paper's 1:1 of section 6.3), so that one may be migrated
-// (figure 7); f's exception still wins over g's.
-template <class F, class G>
-[[gnu::noinline]] void distributed(F& f, G& g, double f_work, double g_work, std::int32_t f_place,
-                                   std::int32_t g_place, std::size_t bytes) {
-  if (f_work < 0) f_work = g_work;
-  if (g_work < 0) g_work = f_work;
-  if (f_work + g_work <= 0) f_work = g_work = 1;
-  std::exception_ptr errors[2];
-  {
-    task_group both = bytes == detail::unknown_footprint ? task_group(work(f_work + g_work))
-                                                         : task_group(work(f_work + g_work), footprint(bytes));
-    both.spawn([&] {
-      try { f(); } catch (...) { errors[0] = std::current_exception(); }
-    }, place_hint{f_place}, work(f_work));
-    both.spawn([&] {
-      try { g(); } catch (...) { errors[1] = std::current_exception(); }
-    }, place_hint{g_place}, work(g_work));
-    both.sync();
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
-
 // Tracing (hook_trace): the same fork_join with each branch drawn as a
 // slice; the second remembers where it was forked, for the arrow to a thief.
 template <class F, class G>
@@ -214,7 +151,7 @@ template <class F, class G>
 
 // Cold: a worker with hooks (policy hooks, tracing or LOCUS_SPAN). Pushes
 // the job and returns true, or runs both branches another way and returns
-// false: measured, traced, or parent-first when the policy chose it.
+// false: measured, traced, or as the policy chose.
 template <class F, class G>
 [[gnu::noinline]] bool hooked_push(detail::worker_view& w, detail::fork_job& job, F& f, G& g, std::int32_t f_place) {
   auto& g_fn = detail_branch::fn_of(g);
@@ -234,30 +171,15 @@ template <class F, class G>
       return false;
     }
   }
-  if (w.hooks & detail::hook_work_hints) {
-    // f's share, from the top of the task's range (figure 7 line 21); if
-    // the task spreads over several workers, fork as a task group.
-    const double fw = detail_branch::work_of(f) >= 0 ? detail_branch::work_of(f) : 1;
-    const double gw = detail_branch::work_of(g) >= 0 ? detail_branch::work_of(g) : fw;
-    detail::task_context probe = w.ctx;
-    if (detail::policy_share_work(w, w.ctx, probe, fw + gw > 0 ? gw / (fw + gw) : 0.5, 1.0) !=
-        detail::share_route::local) {
-      const std::size_t fb = detail_branch::footprint_of(f), gb = detail_branch::footprint_of(g);
-      distributed(detail_branch::fn_of(f), g_fn, detail_branch::work_of(f), detail_branch::work_of(g),
-                  detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place,
-                  fb == detail::unknown_footprint || gb == detail::unknown_footprint ? detail::unknown_footprint
-                                                                                   : fb + gb);
-      return false;
-    }
-  }
-  // The policy decides for the branch that would be pushed (g), or for f if
-  // only f is hinted.
-  const std::int32_t branch_place = detail_branch::hinted<F> && !detail_branch::hinted<G> ? f_place : job.ctx.place;
-  if (detail::push_fork_hooked(w, &job, branch_place)) return true;
-  // The policy chose parent-first; each branch keeps its place.
-  both_parent_first(detail_branch::fn_of(f), g_fn, detail_branch::hinted<F> ? f_place : w.ctx.place, job.ctx.place,
-                    w.place);
-  return false;
+  // The rest is the policy's (spawn_hooks.cpp): push g's job, or run the
+  // branches as it chose (parent-first, or as a task group of two).
+  auto& f_fn = detail_branch::fn_of(f);
+  const detail::erased_branch f_branch{std::addressof(f_fn), &invoke_callable<decltype(f_fn)>,
+                                       detail_branch::hinted<F> ? f_place : w.ctx.place, detail_branch::hinted<F>,
+                                       detail_branch::work_of(f), detail_branch::footprint_of(f)};
+  const detail::erased_branch g_branch{job.callable, job.invoke, job.ctx.place, detail_branch::hinted<G>,
+                                       detail_branch::work_of(g), detail_branch::footprint_of(g)};
+  return detail::fork_hooked(w, job, f_branch, g_branch);
 }
 }  // namespace detail_fj
 

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace locus {
 
@@ -41,6 +42,10 @@ struct footprint_hint {
 };
 
 namespace detail {
+// How many of Hints are T (the constructs accept each kind of hint once).
+template <class T, class... Hints>
+inline constexpr int count_of = (0 + ... + int{std::is_same_v<T, Hints>});
+
 [[noreturn]] inline void bad_work_hint(double w) {
   throw std::invalid_argument("locus::work(" + std::to_string(w) +
                               "): a work hint must be a finite number >= 0 (only ratios matter)");

@@ -63,8 +63,6 @@ namespace detail {
 template <class H>
 inline constexpr bool is_spawn_hint = std::is_same_v<H, parent_first_t> || std::is_same_v<H, place_hint> ||
                                       std::is_same_v<H, work_hint> || std::is_same_v<H, label>;
-template <class T, class... Hints>
-inline constexpr int count_of = (0 + ... + int{std::is_same_v<T, Hints>});
 template <class... Hints>
 constexpr void check_spawn_hints() {
   static_assert((is_spawn_hint<Hints> && ...),
@@ -123,10 +121,19 @@ class task_group {
   // locus::work(w) is its share of it; the footprint is the group's
   // working-set size, read by the multi-level policies (ml-ws: a group
   // that fits a cache is tied to it, seed 003 section 4).
-  explicit task_group(work_hint total) : work_flags_(work_given), work_total_(total.value) {}
-  explicit task_group(footprint_hint bytes) : work_flags_(footprint_given), footprint_(bytes.bytes) {}
-  task_group(work_hint total, footprint_hint bytes)
-      : work_flags_(work_given | footprint_given), work_total_(total.value), footprint_(bytes.bytes) {}
+  explicit task_group(work_hint total) {
+    hints_.flags = detail::group_hints::work_given;
+    hints_.work_total = total.value;
+  }
+  explicit task_group(footprint_hint bytes) {
+    hints_.flags = detail::group_hints::footprint_given;
+    hints_.footprint = bytes.bytes;
+  }
+  task_group(work_hint total, footprint_hint bytes) {
+    hints_.flags = detail::group_hints::work_given | detail::group_hints::footprint_given;
+    hints_.work_total = total.value;
+    hints_.footprint = bytes.bytes;
+  }
 
   // spawn(f, hints...): any of locus::parent_first, a place (locus::at(p) or
   // locus::any), locus::work(w) and locus::label("name"), each at most
@@ -162,10 +169,7 @@ class task_group {
     detail::worker_view* w = detail::current_worker();
     if (w != nullptr && w->hooks != 0) [[unlikely]] {
       if (w->hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
-      // A round that starts with an enqueue opens the group as a spawn
-      // would, so that the spawns after it find its context.
-      if (!used_ && (w->hooks & detail::hook_work_hints)) open_round(*w);
-      hooked_spawn(*w, false, place);
+      detail::enqueue_hooked(*w, state_, hints_, !used_);
     }
     used_ = true;
     using job_t = queued_job<std::decay_t<F>>;
@@ -193,12 +197,12 @@ class task_group {
 
   // The plain spawn, and a work hint alone (-1: none): the hint is read
   // only by a policy that distributes work, whose hooks bit sends the spawn
-  // to queued_by_policy.
+  // to spawn_hooked.
   template <class F>
   void spawn_worked(F&& f, double work) {
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), detail::any_place, true);
-    if (w->hooks != 0 && queued_by_policy<F>(*w, f, w->ctx.place, work)) [[unlikely]] return;
+    if (w->hooks != 0 && spawn_hooked<F>(*w, f, w->ctx.place, work, false)) [[unlikely]] return;
     used_ = true;
     detail::spawn_request req{w, std::addressof(f), &trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -215,9 +219,9 @@ class task_group {
     const std::int32_t place = detail::checked_place(hint);
     detail::worker_view* w = detail::current_worker();
     if (w == nullptr) [[unlikely]] return spawn_from_outside(std::forward<F>(f), place, true);
-    if (w->hooks != 0 && queued_by_policy<F>(*w, f, place, work)) [[unlikely]] return;
+    if (w->hooks != 0 && spawn_hooked<F>(*w, f, place, work, false)) [[unlikely]] return;
     used_ = true;
-    with_context<F> child{f, w->ctx, nullptr};
+    detail::hooked_start child{std::addressof(f), w->ctx, nullptr};
     child.ctx.place = place;
     detail::spawn_request req{w, &child, &context_trampoline<F>, {&state_, *w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
@@ -232,9 +236,17 @@ class task_group {
     if (w == nullptr) [[unlikely]]
       return spawn_from_outside(std::forward<F>(f), hinted_place.value_or(detail::any_place), false);
     const std::int32_t place = hinted_place.value_or(w->ctx.place);
-    if ((w->hooks & detail::hook_work_hints) && !(w->hooks & (detail::hook_span | detail::hook_trace))) [[unlikely]]
-      return distribute<F>(*w, f, place, work, true);
-    queue_child(*w, std::forward<F>(f), place);
+    if (w->hooks != 0 && spawn_hooked<F>(*w, f, place, work, true)) [[unlikely]] return;
+    used_ = true;
+    auto* job = queue<F>(std::addressof(f), &state_);
+    job->ctx = w->ctx;
+    job->ctx.place = place;
+    ++state_.parent_first_pending;
+    w->deque.push(job);
+#ifndef LOCUS_NO_SPAWN_COUNTER
+    w->spawns.bump();
+#endif
+    detail::notify_push();
   }
 
   static bool labeled(const detail::worker_view* w) noexcept {
@@ -248,93 +260,37 @@ class task_group {
     return {std::forward<F>(f), name, detail::slice_kind::spawned, detail::trace_spawn_point()};
   }
 
-  // Cold: the policy asked for hooks on this worker (worker_view::hooks).
-  // Reports the group's first spawn (since creation or the last sync) and,
-  // for a work-first spawn, returns the policy's choice of parent-first.
-  [[gnu::noinline]] bool hooked_spawn(detail::worker_view& w, bool work_first, std::int32_t place) {
-    if (!used_ && (w.hooks & detail::hook_task_events)) detail::policy_group_created(w, state_);
-    used_ = true;
-    return work_first && (w.hooks & detail::hook_spawn_order) && detail::policy_spawns_parent_first(w, false, place);
-  }
-
-  // Cold, and out of line so that spawn stays small enough to inline: a
-  // work-first spawn the policy turns parent-first. Returns whether it did.
+  // Cold: a worker with hooks (worker_view::hooks). Measured and traced
+  // spawns are handled here, where the callable's type is known; the rest
+  // goes to the policy through the library (spawn_hooks.cpp), which may
+  // queue the child, start it with a context of the policy's, or leave it
+  // to the plain work-first spawn (returns false).
   template <class F>
-  [[gnu::noinline]] bool queued_by_policy(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
-                                          double work) {
+  [[gnu::noinline]] bool spawn_hooked(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
+                                      double work, bool parent_first) {
     if (w.hooks & detail::hook_span) {
-      run_measured(f, detail::span_steal::continuation);
+      run_measured(f, parent_first ? detail::span_steal::child : detail::span_steal::continuation);
       return true;
     }
     if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
-      if (w.hooks & detail::hook_trace) {  // spawned again, wrapped; the policy is asked then
-        if (place == w.ctx.place) spawn_worked(traced<F>(std::forward<F>(f), nullptr), work);
-        else spawn_placed(traced<F>(std::forward<F>(f), nullptr), place_hint{place}, work);
+      if (w.hooks & detail::hook_trace) {  // wrapped, so that the child's run is a slice
+        auto t = traced<F>(std::forward<F>(f), nullptr);
+        if (!spawn_hooked<decltype(t)>(w, t, place, work, parent_first)) start_here(w, std::move(t), place);
         return true;
       }
     }
-    if (w.hooks & detail::hook_work_hints) {
-      distribute<F>(w, f, place, work, false);
-      return true;
-    }
-    if (!hooked_spawn(w, true, place)) return false;
-    queue_child(w, std::forward<F>(f), place);
-    return true;
-  }
-
-  // Cold: a policy that distributes work (hook_work_hints: ADWS). The group
-  // takes the running task's context at its first spawn (ADWS figure 7
-  // lines 16-18); each child takes the next share of the group's work from
-  // the top of what is left (lines 19-22: its work, else half of what is
-  // left), the policy derives the child's context from that share and
-  // says whether the child runs here at once (line 26) or leaves this
-  // worker (line 24: queued, and placed by the policy's route_spawn).
-  // The group's first child since its creation or its last sync, on a
-  // worker whose policy distributes work: the group takes the running
-  // task's context, and may be tied to a cache (the multi-level policies,
-  // seed 003 figure 13: the group's context and the running task's change,
-  // and the sync reports back, distributed_done, to untie it).
-  [[gnu::noinline]] void open_round(detail::worker_view& w) {
-    group_ctx_ = w.ctx;
-    work_left_ = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
-    if (detail::policy_open_group(w, group_ctx_, (work_flags_ & footprint_given) ? footprint_ : detail::unknown_footprint)) {
-      work_flags_ |= work_distributed;
-      state_.stolen = true;
-    }
-  }
-
-  template <class F>
-  [[gnu::noinline]] void distribute(detail::worker_view& w, std::remove_reference_t<F>& f, std::int32_t place,
-                                    double work, bool parent_first) {
-    const double total = (work_flags_ & work_given) && work_total_ > 0 ? work_total_ : 1.0;
-    if (!used_) open_round(w);
+    const bool first = !used_;
     used_ = true;
-    const bool hinted = (work_flags_ & work_given) && work >= 0;
-    double share = hinted ? work : work_left_ / 2;
-    if (share > work_left_) share = work_left_;
-    const double hi = work_left_ / total;
-    work_left_ -= share;
-    detail::task_context child = group_ctx_;
-    child.place = place;
-    const detail::share_route route = detail::policy_share_work(w, group_ctx_, child, work_left_ / total, hi);
-    const detail::task_context* reports = nullptr;  // the group whose children report when done
-    if (route != detail::share_route::local) {
-      reports = &group_ctx_;
-      work_flags_ |= work_distributed;
-      state_.stolen = true;  // sync takes the slow path, which tells the policy
-    }
-    // An unhinted child that stays here is queued, not run at once, in a
-    // group spread over several workers: its share (half of what is left)
-    // is a guess, and in a flat group of such children this worker's shares
-    // shrink while the others' do not grow. Queued, the children can be
-    // stolen once the group dominates (section 3.2); run at once, only this
-    // task's continuation could be, and its next children would be
-    // migrated back here.
-    if (route == detail::share_route::away || parent_first ||
-        (route == detail::share_route::local_distributed && !hinted))
-      return queue_distributed(w, std::forward<F>(f), child, reports);
-    with_context<F> c{f, child, reports};
-    detail::spawn_request req{&w, &c, &context_trampoline<F>, {&state_, w}};
+    const detail::erased_child child{std::addressof(f), &context_trampoline<F>, &queue<F>};
+    return detail::spawn_hooked(w, state_, hints_, child, first, place, work, parent_first);
+  }
+
+  // The plain work-first spawn of a traced child, with its place.
+  template <class F>
+  void start_here(detail::worker_view& w, F&& f, std::int32_t place) {
+    detail::hooked_start child{std::addressof(f), w.ctx, nullptr};
+    child.ctx.place = place;
+    detail::spawn_request req{&w, &child, &context_trampoline<F>, {&state_, w}};
 #ifndef LOCUS_NO_SPAWN_COUNTER
     w.spawns.bump();
 #endif
@@ -350,61 +306,6 @@ class task_group {
     if (std::exception_ptr e = detail::run_span_child(f, steal)) state_.record_error(e);
   }
 
-  template <class F>
-  void queue_child(detail::worker_view& w, F&& f, std::int32_t place) {
-    // One test of the hooks byte: measured (LOCUS_SPAN), traced, or the
-    // policy told of the spawn.
-    if (w.hooks != 0) [[unlikely]] {
-      if (w.hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
-      if constexpr (!detail::is_traced_task<std::decay_t<F>>) {
-        if (w.hooks & detail::hook_trace) return queue_child(w, traced<F>(std::forward<F>(f), nullptr), place);
-      }
-      hooked_spawn(w, false, place);
-    }
-    used_ = true;
-    using job_t = queued_job<std::decay_t<F>>;
-    auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    job->ctx = w.ctx;
-    job->ctx.place = place;
-    if (detail::routes_to(w, place)) [[unlikely]] {
-      detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
-    } else {
-      ++state_.parent_first_pending;
-      detail::push_own(w, job);
-    }
-#ifndef LOCUS_NO_SPAWN_COUNTER
-    w.spawns.bump();
-#endif
-    detail::notify_push();
-  }
-
-  // Cold: queue_child for distribute. The child has its context from the
-  // policy. A child of a distributed group reports to it (`group_ctx`) when
-  // done and goes where the policy's route_spawn puts it (ADWS: the owner of
-  // its range). One of a group the policy did not distribute (no
-  // `group_ctx`) keeps this task's context, whichever worker's range that
-  // is, and goes on this worker's deque as queue_child puts it (ADWS
-  // section 3.2: a stolen task's descendants are the thief's).
-  template <class F>
-  [[gnu::noinline]] void queue_distributed(detail::worker_view& w, F&& f, const detail::task_context& ctx,
-                                           const detail::task_context* group_ctx) {
-    used_ = true;
-    using job_t = queued_job<std::decay_t<F>>;
-    auto* job = new (detail::allocate_job(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    job->ctx = ctx;
-    job->group_ctx = group_ctx;
-    if (group_ctx == nullptr) {
-      ++state_.parent_first_pending;
-      detail::push_own(w, job);
-    } else {
-      detail::route_spawn(state_, job);  // counted as outstanding; sync waits for it
-    }
-#ifndef LOCUS_NO_SPAWN_COUNTER
-    w.spawns.bump();
-#endif
-    detail::notify_push();
-  }
-
  public:
   // Always inline: the trivial sync is part of the spawn fast path.
   [[gnu::always_inline]] void sync() {
@@ -414,7 +315,7 @@ class task_group {
     // and no child is queued, so every child already ran on this worker.
     if (state_.stolen || state_.parent_first_pending != 0) [[unlikely]] {
       detail::sync_group(state_);
-      if (work_flags_ & work_distributed) [[unlikely]] distributed_done();
+      if (hints_.flags & detail::group_hints::distributed) [[unlikely]] detail::group_synced_hooked(hints_);
     }
     if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
       std::exception_ptr e = std::move(state_.error);
@@ -434,13 +335,6 @@ class task_group {
     }
   }
 
-  // A distributing group's sync is done: the policy is told (ADWS section
-  // 3.2: the group stops giving steal ranges).
-  [[gnu::noinline]] void distributed_done() {
-    work_flags_ &= static_cast<std::uint8_t>(~work_distributed);
-    detail::policy_share_done(*detail::current_worker(), group_ctx_, nullptr);
-  }
-
   template <class F>
   static void trampoline(detail::spawn_request& req) {
     using stored = std::decay_t<F>;
@@ -457,24 +351,18 @@ class task_group {
   }
 
   // A child that runs with its own context (a place hint, or a share of a
-  // distributing group's work); `group` is that group's context, if any.
-  template <class F>
-  struct with_context {
-    F& callable;
-    detail::task_context ctx;
-    const detail::task_context* group;
-  };
-  // Its trampoline: the same, and the child takes its context once the
-  // parent's continuation (which keeps the parent's) is out; a
-  // distributing group's child tells the policy when it is done (ADWS:
-  // dominance, section 3.2). The group outlives it: sync waits for it.
+  // distributing group's work; req.callable is a hooked_start): the same
+  // as trampoline, and the child takes its context once the parent's
+  // continuation (which keeps the parent's) is out; a distributing group's
+  // child tells the policy when it is done (ADWS: dominance). The group
+  // outlives it: sync waits for it.
   template <class F>
   static void context_trampoline(detail::spawn_request& req) {
     using stored = std::decay_t<F>;
-    auto& child = *static_cast<with_context<F>*>(req.callable);
-    stored local(std::forward<F>(child.callable));
+    auto& child = *static_cast<detail::hooked_start*>(req.callable);
+    stored local(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(child.callable)));
     const detail::task_context ctx = child.ctx;
-    const detail::task_context* group_ctx = child.group;
+    const detail::task_context* report_to = child.report_to;
     detail::group_state* group = req.parent.group;
     detail::worker_view* w = req.spawner;
     detail::publish_parent(req);
@@ -484,7 +372,16 @@ class task_group {
     } catch (...) {
       group->record_error(std::current_exception());
     }
-    if (group_ctx != nullptr) [[unlikely]] detail::policy_share_done(*detail::current_worker(), *group_ctx, &ctx);
+    if (report_to != nullptr) [[unlikely]] detail::report_done(*report_to, ctx);
+  }
+
+  // Moves the callable into a parent-first job of group g, from the
+  // worker's pool of job blocks.
+  template <class F>
+  static detail::parent_first_job* queue(void* callable, detail::group_state* g) {
+    using job_t = queued_job<std::decay_t<F>>;
+    return new (detail::allocate_job(sizeof(job_t)))
+        job_t(g, std::forward<F>(*static_cast<std::remove_reference_t<F>*>(callable)));
   }
 
   template <class Fn>
@@ -504,13 +401,11 @@ class task_group {
       } catch (...) {
         g->record_error(std::current_exception());
       }
-      if (self->group_ctx != nullptr) [[unlikely]]
-        detail::policy_share_done(*detail::current_worker(), *self->group_ctx, &self->ctx);
+      if (self->report_to != nullptr) [[unlikely]] detail::report_done(*self->report_to, self->ctx);
       self->~queued_job();
       detail::free_job(self, sizeof(queued_job));
     }
     Fn callable;
-    const detail::task_context* group_ctx = nullptr;  // a distributing group's (task_group::distribute)
   };
 
   template <class F>
@@ -537,21 +432,9 @@ class task_group {
     ::operator delete(self);
   }
 
-  static constexpr std::uint8_t work_given = 1;        // constructed with locus::work(total)
-  static constexpr std::uint8_t work_distributed = 2;  // a policy distributed (or tied) this round's children
-  static constexpr std::uint8_t footprint_given = 4;   // constructed with locus::footprint(bytes)
   detail::group_state state_;
   bool used_ = false;
-  std::uint8_t work_flags_ = 0;
-  // Read only when work_flags_ says so (set by the hinted constructor and
-  // by distribute), so an unhinted group pays one byte's initialization
-  // (the union keeps task_context's member initializers from running).
-  double work_total_;
-  double work_left_;
-  std::size_t footprint_;
-  union {
-    detail::task_context group_ctx_;
-  };
+  detail::group_hints hints_;
 };
 
 #endif

@@ -33,6 +33,7 @@
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
 #include "locus/detail/wait_queue.hpp"
+#include "policy/spi/push.hpp"
 
 namespace locus::detail {
 namespace {
@@ -52,7 +53,6 @@ void prepare_waiter(continuation& c, const worker& w) {
   c.run = &resume_self;
   c.saved_sp = nullptr;
   c.ctx = w.ctx;
-  c.owner = w.id;
 }
 
 // Leaves the running fiber for a fresh one that completes the suspension
@@ -346,35 +346,6 @@ frame* run_parent_first_job(frame* f) {
     return nullptr;
   }
   return parent_ready(g->waiter, ready_reason::last_child_returned);
-}
-
-bool policy_spawns_parent_first(worker_view& w, bool fork, std::int32_t place) {
-  return static_cast<worker&>(w).rt->policy->parent_first(w, fork, place);
-}
-
-bool push_fork_hooked(worker_view& w, frame* job, std::int32_t place) {
-  if ((w.hooks & hook_spawn_order) && policy_spawns_parent_first(w, true, place)) return false;
-  push_own(w, job);
-  return true;
-}
-
-void policy_group_created(worker_view& w, group_state& g) {
-  // The sync of an observed group takes the slow path, which reports it;
-  // `stolen` only means "sync must look", so setting it is always safe.
-  g.stolen = true;
-  static_cast<worker&>(w).rt->policy->on_group(w, group_event::created, &g);
-}
-
-share_route policy_share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) {
-  return static_cast<worker&>(w).rt->policy->share_work(w, group, child, lo, hi);
-}
-
-void policy_share_done(worker_view& w, const task_context& group, const task_context* child) {
-  static_cast<worker&>(w).rt->policy->share_done(w, group, child);
-}
-
-bool policy_open_group(worker_view& w, task_context& group, std::size_t footprint) {
-  return static_cast<worker&>(w).rt->policy->open_group(w, group, footprint);
 }
 
 void route_spawn(group_state& g, frame* f) {

@@ -92,7 +92,6 @@ void park(worker& w, task_waiter& waiter) {
   waiter.task.kind = frame_kind::continuation;
   waiter.task.run = &task_waiter::resume_self;
   waiter.task.ctx = w.ctx;
-  waiter.task.owner = w.id;
   waiter.finish = &task_waiter::finish_park;
   if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();

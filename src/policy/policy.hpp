@@ -58,6 +58,8 @@
 
 #include "locus/detail/frame.hpp"
 #include "policy/policy_context.hpp"
+#include "policy/spi/push.hpp"
+#include "policy/spi/work_shares.hpp"
 
 namespace locus::detail {
 

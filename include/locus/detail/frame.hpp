@@ -5,8 +5,8 @@
 // that waited at a sync).
 //
 // The header is deliberately small and policy-neutral. The fields that
-// policies read (the task context, scratch, owner) are set on the slow path
-// or inherited cheaply at creation; the fast path never reads them.
+// policies read (the task context, the policy word) are set on the slow
+// path or inherited cheaply at creation; the fast path never reads them.
 #pragma once
 
 #include <cstdint>
@@ -51,12 +51,11 @@ static_assert(sizeof(task_context) == 16, "copied whole on spawn paths: keep it 
 struct frame {
   frame_run_fn run = nullptr;
   frame_kind kind = frame_kind::job;
-  // The policy's per-frame word, zero at creation, not inherited (NUMA-WS
-  // section III-B: PUSHBACK counts failed pushes per frame and gives up past
-  // a constant threshold).
-  std::uint16_t scratch = 0;
-  // Worker that created the frame (ADWS returns continuations to it).
-  std::int32_t owner = -1;
+  // The policy's word for this frame, zero at creation and not inherited;
+  // what it means is the policy's (NUMA-WS section III-B: PUSHBACK counts
+  // a frame's failed pushes in it and gives up past a constant threshold;
+  // CATS marks the jobs that start a leaf inter-socket task).
+  std::uint32_t policy_word = 0;
   task_context ctx;
 };
 

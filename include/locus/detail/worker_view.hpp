@@ -73,59 +73,75 @@ inline constexpr std::uint8_t hook_work_hints = 32;
 // it, whether they are mailed proxies or plain forks (figure 9).
 inline constexpr std::uint8_t hook_tag_place = 64;
 
-// Where a child with a share of its group's work goes (policy_share_work):
-// here at once in a group the policy does not distribute (local), here at
-// once in one it does (local_distributed: ADWS's cross-worker groups,
-// whose children report when done), or away (queued for route_spawn).
-enum class share_route : std::uint8_t { local, local_distributed, away };
-// hook_work_hints workers (join.cpp): `child` starts as the group's context
-// and the policy derives the child's from its share [lo, hi) of the group's
-// work, counted from the group's start (0) to its end (1).
-share_route policy_share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-// A child that ran with a distributed share is done (child), or a
-// distributing group's sync is (child == nullptr).
-void policy_share_done(worker_view& w, const task_context& group, const task_context* child);
-// hook_work_hints workers: a task group's first spawn, with its working-set
-// size (locus::footprint) or unknown_footprint. `group` starts as the
-// running task's context; the policy may rewrite it and the running task's
-// (the multi-level policies tie the group to a cache, seed 003 figure 13).
-// Returns whether it did, in which case the group's sync reports back
-// (policy_share_done with child == nullptr).
-inline constexpr std::size_t unknown_footprint = ~std::size_t{0};
-bool policy_open_group(worker_view& w, task_context& group, std::size_t footprint);
-
-// Pushes f on the worker's own deque, tagged if the policy asked for it.
-inline void push_own(worker_view& w, frame* f) {
-  if (w.hooks & hook_tag_frames) [[unlikely]]
-    w.deque.push_tagged(f, (w.hooks & hook_tag_place) ? static_cast<std::uint32_t>(f->ctx.place + 1) : f->ctx.policy[0]);
-  else
-    w.deque.push(f);
-}
-
-// Whether a parent-first child for `place` goes to the policy's route_spawn
-// (worker_view::routes_spawns) rather than on w's own deque.
-inline bool routes_to(const worker_view& w, std::int32_t place) {
-  switch (w.routes_spawns) {
-    case spawn_routing::none: return false;
-    case spawn_routing::all: return true;
-    case spawn_routing::hinted: return place != any_place;
-    case spawn_routing::elsewhere: return place != any_place && place != w.place;
-  }
-  return false;
-}
-
-// The policy's spawn-time decision (hook_spawn_order; join.cpp). `fork` is
-// true for fork_join, false for task_group::spawn; `place` is where the new
-// work is hinted (any_place: nowhere).
-bool policy_spawns_parent_first(worker_view& w, bool fork, std::int32_t place);
-// fork_join on a worker with hooks: pushes the second branch as push_own
-// does, unless the policy chose parent-first for work hinted at `place`;
-// returns whether it pushed.
-bool push_fork_hooked(worker_view& w, frame* job, std::int32_t place);
-// A task group's first spawn on a worker whose policy observes task events;
-// marks the group so that its sync takes the slow path, which reports it.
+// ------------------------------------------------------------ cold spawns
+// The one way from the public headers into a policy's spawn decisions
+// (src/core/spawn_hooks.cpp), taken only on workers whose hooks byte is
+// nonzero, once the headers have handled measuring (hook_span) and
+// tracing (hook_trace), which need the callable's type.
 struct group_state;
-void policy_group_created(worker_view& w, group_state& g);
+struct parent_first_job;
+struct spawn_request;
+struct fork_job;
+
+// A task group's child whose type the library cannot see: it may start it
+// work-first (`start` moves it onto the child's stack; the request's
+// callable is then a hooked_start) or queue it (`queue` moves it into a
+// parent-first job of the group).
+struct erased_child {
+  void* callable;  // the caller's, alive until the spawn returns
+  void (*start)(spawn_request&);
+  parent_first_job* (*queue)(void* callable, group_state* group);
+};
+// What a hooked work-first child starts with: its callable, its context,
+// and the distributing group it reports to when done (or nullptr).
+struct hooked_start {
+  void* callable;
+  task_context ctx;
+  const task_context* report_to;
+};
+
+// A task group's hints (locus::work, locus::footprint) and the state a
+// policy that distributes work keeps between its spawns. Only `flags` is
+// initialized on the fast path; the rest is read when the flags say so.
+inline constexpr std::size_t unknown_footprint = ~std::size_t{0};
+struct group_hints {
+  static constexpr std::uint8_t work_given = 1;       // constructed with locus::work(total)
+  static constexpr std::uint8_t distributed = 2;      // the policy distributed (or tied) this round
+  static constexpr std::uint8_t footprint_given = 4;  // constructed with locus::footprint(bytes)
+  group_hints() noexcept {}
+  std::uint8_t flags = 0;
+  double work_total;
+  double work_left;
+  std::size_t footprint;
+  union {
+    task_context ctx;  // the group's context once a round opened
+  };
+};
+
+// task_group::spawn on a worker with hooks; `first`: the group's first
+// spawn since its creation or its last sync. Returns whether the child was
+// spawned; if not, the caller starts it work-first as on any worker.
+bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_child& c, bool first,
+                  std::int32_t place, double work, bool parent_first);
+// task_group::enqueue on a worker with hooks, before its job is queued.
+void enqueue_hooked(worker_view& w, group_state& g, group_hints& h, bool first);
+// The sync of a group whose round the policy distributed is done.
+void group_synced_hooked(group_hints& h);
+// A child that ran with a share of a distributing group's work is done.
+void report_done(const task_context& group, const task_context& child);
+
+// One fork_join branch as the library sees it.
+struct erased_branch {
+  void* callable;
+  void (*invoke)(void*);
+  std::int32_t place;  // its own place if hinted, else the parent's
+  bool hinted;
+  double work;         // locus::work, or below 0
+  std::size_t bytes;   // locus::footprint, or unknown_footprint
+};
+// fork_join on a worker with hooks: pushes the job (returns true), or runs
+// both branches another way, as the policy decided (returns false).
+bool fork_hooked(worker_view& w, fork_job& job, const erased_branch& f, const erased_branch& g);
 
 // The worker running the caller, or nullptr off the pool. Not inline on
 // purpose: a fiber can resume on another thread, and the compiler must not
@@ -208,7 +224,6 @@ struct spawn_continuation : continuation {
     kind = frame_kind::continuation;
     run = &steal_spawn_parent;
     ctx = w.ctx;
-    owner = w.id;
   }
   static frame* steal_spawn_parent(frame* f);  // join.cpp
   group_state* group;
@@ -231,6 +246,7 @@ void publish_parent(spawn_request& req) noexcept;
 struct parent_first_job : frame {
   group_state* group;
   void (*invoke)(parent_first_job*);   // runs and destroys the callable
+  const task_context* report_to = nullptr;  // a distributing group's context (spawn_hooks.cpp)
 };
 // The policy decides where a parent-first child goes; it then counts as
 // outstanding in its group, like a stolen one.

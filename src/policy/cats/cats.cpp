@@ -20,7 +20,7 @@ namespace {
 // far, or, for an intra-socket task, its socket.
 constexpr std::uint32_t tier_shift = 28;
 constexpr std::uint32_t low_mask = (std::uint32_t{1} << tier_shift) - 1;
-// frame::scratch of a leaf inter-socket task's own job (route_spawn); the
+// frame::policy_word of a leaf inter-socket task's own job (route_spawn); the
 // frames forked inside its subtree carry its tier too, but not this mark.
 constexpr std::uint16_t leaf_job = 1;
 
@@ -156,7 +156,7 @@ void cats_policy::on_task(worker_view& w, task_event e, const frame* f) {
   if (f == nullptr || (e != task_event::begin && e != task_event::resume)) return;
   // The checks of section 3.3's two rules, counted (tests expect zeros).
   const tier t = tier_of(f->ctx);
-  if (t == tier::leaf && e == task_event::begin && f->scratch == leaf_job) {
+  if (t == tier::leaf && e == task_event::begin && f->policy_word == leaf_job) {
     // A subtree starts; take_from_pool wrote its socket into the context
     // its frames inherit.
     socket_state& s = *sockets_[static_cast<std::size_t>(socket_of(w.id))];
@@ -271,7 +271,7 @@ void cats_policy::route_spawn(worker_view& w, frame* f) {
     if (it != last_socket_.end()) home = it->second;
   }
   socket_state& s = *sockets_[static_cast<std::size_t>(home)];
-  f->scratch = t == tier::leaf ? leaf_job : 0;
+  f->policy_word = t == tier::leaf ? leaf_job : 0;
   {
     std::lock_guard guard(s.lock);
     s.pool.push_back(f);

@@ -182,7 +182,7 @@ int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& f
     // The failed pushes so far go with the frame; only now, while it is
     // still ours: once the CAS succeeds the receiver may run it and its
     // memory may be gone.
-    if (fill != reserved_slot()) fill->scratch = static_cast<std::uint16_t>(failed);
+    if (fill != reserved_slot()) fill->policy_word = static_cast<std::uint32_t>(failed);
     frame* empty = nullptr;
     if (mailboxes_[static_cast<std::size_t>(receiver)].slot.compare_exchange_strong(empty, fill,
                                                                                      std::memory_order_seq_cst))
@@ -218,10 +218,10 @@ frame* numa_ws_policy::take_from(worker_view& w, int owner) {
 
 frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
   if (!earmarked_elsewhere(w, *f)) return f;
-  int failed = f->scratch;
+  int failed = f->policy_word;
   const int receiver = claim_mailbox(w, f->ctx.place, f, failed);
   if (receiver < 0) {
-    f->scratch = static_cast<std::uint16_t>(failed);
+    f->policy_word = static_cast<std::uint32_t>(failed);
     return f;
   }
   // From here on f may already run on the receiver's place.
@@ -268,7 +268,7 @@ bool numa_ws_policy::keep_at_sync(worker_view& w, const frame& parent) {
   // suspends: a mailbox is reserved for it, and on_ready(sync_done) fills
   // it. If every try fails the frame continues here with no fiber switch.
   if (!earmarked_elsewhere(w, parent)) return true;
-  int failed = parent.scratch;
+  int failed = parent.policy_word;
   const int receiver = claim_mailbox(w, parent.ctx.place, reserved_slot(), failed);
   if (receiver < 0) {
     ctx->count(w, kept_at_sync);

@@ -72,6 +72,7 @@ class tbb_numa_policy : public ws_policy {
   // it once; the first runs the child, the second frees the proxy.
   struct proxy : frame {
     frame* child = nullptr;
+    int owner = -1;  // the worker whose deque holds it (its spawner)
     std::atomic<int> claims{0};
   };
 

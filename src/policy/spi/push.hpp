@@ -1,0 +1,33 @@
+// How a frame goes on a worker's own deque, for the core and the policies
+// alike: tagged when the policy asked for deque tags (hook_tag_frames), so
+// that thieves can peek at the oldest frame's tag (work_deque::steal_if).
+#pragma once
+
+#include <cstdint>
+
+#include "locus/detail/worker_view.hpp"
+
+namespace locus::detail {
+
+// Pushes f on w's own deque: its tag is the frame's place + 1 with
+// hook_tag_place (tbb-numa), else its context's first policy word.
+inline void push_own(worker_view& w, frame* f) {
+  if (w.hooks & hook_tag_frames) [[unlikely]]
+    w.deque.push_tagged(f, (w.hooks & hook_tag_place) ? static_cast<std::uint32_t>(f->ctx.place + 1) : f->ctx.policy[0]);
+  else
+    w.deque.push(f);
+}
+
+// Whether a parent-first child for `place` goes to the policy's route_spawn
+// (worker_view::routes_spawns) rather than on w's own deque.
+inline bool routes_to(const worker_view& w, std::int32_t place) {
+  switch (w.routes_spawns) {
+    case spawn_routing::none: return false;
+    case spawn_routing::all: return true;
+    case spawn_routing::hinted: return place != any_place;
+    case spawn_routing::elsewhere: return place != any_place && place != w.place;
+  }
+  return false;
+}
+
+}  // namespace locus::detail
