@@ -26,51 +26,51 @@ struct probe_counts {
 };
 probe_counts g_probe;
 
-class probe_policy : public policy_defaults {
+class probe_policy final : public policy_base {
  public:
   explicit probe_policy(policy_context& c)
-      : policy_defaults(c), second_(std::make_unique<work_deque[]>(static_cast<std::size_t>(c.num_workers()))) {
+      : policy_base(c), second_(std::make_unique<work_deque[]>(static_cast<std::size_t>(c.num_workers()))) {
     for (int i = 0; i < c.num_workers(); ++i) {
       c.worker_at(i).hooks |= hook_spawn_order | hook_task_events;
-      c.worker_at(i).routes_spawns = spawn_routing::all;
     }
   }
-  void route_spawn(worker_view& w, frame* f) {
+  bool routes(const worker_view&, std::int32_t) override { return true; }
+  void route_spawn(worker_view& w, frame* f) override {
     g_probe.routed.fetch_add(1, std::memory_order_relaxed);
     second(w).push(f);  // on the spawning worker: the owner
     notify_push();
   }
-  frame* steal_from(worker_view&, worker_view& victim) {
+  frame* steal_from(worker_view&, worker_view& victim) override {
     if (frame* f = victim.deque.steal()) return f;
     return second(victim).steal();
   }
-  bool has_work_for(worker_view&) {
+  bool has_work_for(worker_view&) override {
     for (int i = 0; i < ctx->num_workers(); ++i)
       if (!second_[static_cast<std::size_t>(i)].looks_empty()) return true;
     return false;
   }
-  worker_view* choose_victim(worker_view& thief) {
+  worker_view* choose_victim(worker_view& thief) override {
     const int n = ctx->num_workers();
     if (n < 2) return nullptr;
     auto v = static_cast<int>(ctx->rng(thief).below(static_cast<std::uint32_t>(n - 1)));
     return &ctx->worker_at(v >= thief.id ? v + 1 : v);
   }
-  search_result find_work(worker_view& w) {
+  search_result find_work(worker_view& w) override {
     g_probe.searches.fetch_add(1, std::memory_order_relaxed);
     if (frame* f = second(w).pop()) {
       g_probe.from_second.fetch_add(1, std::memory_order_relaxed);
       return {f, found_at::policy};
     }
-    return default_search(*this, *ctx, w);
+    return default_search(w);
   }
-  bool parent_first(worker_view& w, bool fork, std::int32_t) {
+  bool parent_first(worker_view& w, bool fork, std::int32_t) override {
     (fork ? g_probe.asked_fork : g_probe.asked_spawn).fetch_add(1, std::memory_order_relaxed);
     return (w.ctx.policy[1]++ & 1) != 0;  // per task: alternate (the context is the task's own)
   }
-  void on_task(worker_view&, task_event e, const frame*) {
+  void on_task(worker_view&, task_event e, const frame*) override {
     g_probe.task[static_cast<int>(e)].fetch_add(1, std::memory_order_relaxed);
   }
-  void on_group(worker_view&, group_event e, const group_state*) {
+  void on_group(worker_view&, group_event e, const group_state*) override {
     g_probe.group[static_cast<int>(e)].fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -78,7 +78,6 @@ class probe_policy : public policy_defaults {
   work_deque& second(const worker_view& w) { return second_[static_cast<std::size_t>(w.id)]; }
   std::unique_ptr<work_deque[]> second_;
 };
-static_assert(scheduling_policy<probe_policy>);
 
 const bool probe_registered =
     (register_policy({.name = "probe", .make = &make_policy_of<probe_policy>}), true);
@@ -88,23 +87,24 @@ const bool probe_registered =
 // had to before may_take existed. Both count worker 1's search rounds while
 // worker 0 has work in sight (which worker 1 may not take).
 std::atomic<long> g_rounds_of_1{0};
-class forbid_silent : public policy_defaults {
+class forbid_silent : public policy_base {
  public:
-  using policy_defaults::policy_defaults;
-  worker_view* choose_victim(worker_view& thief) {
+  using policy_base::policy_base;
+  worker_view* choose_victim(worker_view& thief) override {
     return thief.id == 1 || ctx->num_workers() < 2 ? nullptr : &ctx->worker_at(1);
   }
-  search_result find_work(worker_view& w) {
+  search_result find_work(worker_view& w) override {
     if (w.id == 1 && !ctx->worker_at(0).deque.looks_empty()) g_rounds_of_1.fetch_add(1, std::memory_order_relaxed);
-    return default_search(*this, *ctx, w);
+    return default_search(w);
   }
 };
-class forbid_told : public forbid_silent {
+class forbid_told final : public forbid_silent {
  public:
   using forbid_silent::forbid_silent;
-  bool may_take(const worker_view& w, const worker_view* owner) {
+  bool may_take(const worker_view& w, const worker_view* owner) override {
     return w.id != 1 || owner == nullptr || owner == &w;
   }
+  bool filters_work() const override { return true; }
 };
 const bool forbid_registered =
     (register_policy({.name = "forbid-told", .make = &make_policy_of<forbid_told>}),

@@ -230,21 +230,14 @@ TEST(Trace, SettingsAreChecked) {
 
 // A policy records its own events through policy_context::trace, without
 // touching the recorder: here, every frame it steals.
-class tracing_policy : public locus::detail::policy_defaults {
+class tracing_policy final : public locus::detail::policy_base {
  public:
-  using policy_defaults::policy_defaults;
-  locus::detail::worker_view* choose_victim(locus::detail::worker_view& thief) {
-    const int n = ctx->num_workers();
-    if (n < 2) return nullptr;
-    const int v = static_cast<int>(ctx->rng(thief).below(static_cast<std::uint32_t>(n - 1)));
-    return &ctx->worker_at(v >= thief.id ? v + 1 : v);
-  }
-  locus::detail::frame* after_steal(locus::detail::worker_view& w, locus::detail::frame* f) {
+  using policy_base::policy_base;
+  locus::detail::frame* after_steal(locus::detail::worker_view& w, locus::detail::frame* f) override {
     ctx->trace(w, "handoff", w.id);
     return f;
   }
 };
-static_assert(locus::detail::scheduling_policy<tracing_policy>);
 const bool tracing_registered = (locus::detail::register_policy(
     {.name = "trace-test", .make = &locus::detail::make_policy_of<tracing_policy>}), true);
 

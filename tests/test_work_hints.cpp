@@ -20,18 +20,17 @@ namespace {
 // Records the shares it is given, on one worker; runs every child here.
 std::vector<std::pair<double, double>> g_shares;
 
-class share_recorder : public policy_defaults {
+class share_recorder final : public policy_base {
  public:
-  explicit share_recorder(policy_context& c) : policy_defaults(c) {
+  explicit share_recorder(policy_context& c) : policy_base(c) {
     for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_work_hints;
   }
-  worker_view* choose_victim(worker_view&) { return nullptr; }  // one worker: no one to steal from
-  share_route share_work(worker_view&, const task_context&, task_context&, double lo, double hi) {
+  worker_view* choose_victim(worker_view&) override { return nullptr; }  // one worker: no one to steal from
+  share_route share_work(worker_view&, const task_context&, task_context&, double lo, double hi) override {
     g_shares.emplace_back(lo, hi);
     return share_route::local;
   }
 };
-static_assert(scheduling_policy<share_recorder>);
 
 const bool registered = (register_policy({.name = "share-recorder", .make = &make_policy_of<share_recorder>}), true);
 

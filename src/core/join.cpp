@@ -252,7 +252,7 @@ void sync_group(group_state& g) {
     // Everything pushed after this group's children was joined before this
     // sync, so the newest frames are this group's own: its parent-first
     // jobs, or a frame the policy's route_spawn pushed for another of its
-    // children (routes_to: tbb-numa's proxies), which goes back; the
+    // children (policy_base::routes: tbb-numa's proxies), which goes back; the
     // scheduler runs it and what lies under it while this task waits.
     if (f->run != &run_parent_first_job) {
       push_own(*w, f);

@@ -77,7 +77,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
   parent_first_job* job = c.queue(c.callable, &g);
   job->ctx = w.ctx;
   job->ctx.place = place;
-  queue_job(w, g, job, routes_to(w, place));
+  queue_job(w, g, job, p.routes(w, place));
   return true;
 }
 

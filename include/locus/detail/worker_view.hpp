@@ -21,11 +21,6 @@ struct owner_counter {
   std::uint64_t read() const noexcept { return value.load(std::memory_order_relaxed); }
 };
 
-// Which parent-first children a policy's route_spawn receives: none, all,
-// those with a place, or those whose place is not the spawner's
-// (routes_to below).
-enum class spawn_routing : std::uint8_t { none, all, hinted, elsewhere };
-
 struct worker_view {
   work_deque deque;
   owner_counter spawns;
@@ -34,9 +29,6 @@ struct worker_view {
   // The running task's context (frame.hpp), inherited by the frames it
   // creates: its place hint (NUMA-WS III-A) and the policy's state.
   task_context ctx;
-  // Set by a policy that decides where parent-first children go (tbb-numa
-  // mails the hinted ones); the others go on this deque.
-  spawn_routing routes_spawns = spawn_routing::none;
   // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
   // numa-ws, so the fast path pays one test of a byte on a hot line.
   std::uint8_t hooks = 0;

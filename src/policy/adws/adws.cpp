@@ -17,7 +17,7 @@ std::uint32_t depth_of_tag(std::uint32_t tag) { return tag == 0 ? 0 : tag - 1; }
 }  // namespace
 
 adws_policy::adws_policy(policy_context& c)
-    : policy_defaults(c), codec_(c.num_workers()), steals_(static_cast<std::size_t>(c.num_workers())) {
+    : policy_base(c), codec_(c.num_workers()), steals_(static_cast<std::size_t>(c.num_workers())) {
   if (c.num_workers() > 0xffff)
     throw config_error("LOCUS_POLICY=adws: at most 65535 workers (steal ranges are 16-bit), got " +
                        std::to_string(c.num_workers()));

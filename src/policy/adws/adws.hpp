@@ -62,7 +62,7 @@
 
 namespace locus::detail {
 
-class adws_policy : public policy_defaults {
+class adws_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int {
@@ -77,16 +77,17 @@ class adws_policy : public policy_defaults {
 
   explicit adws_policy(policy_context& c);
 
-  search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view& thief);
-  frame* steal_from(worker_view& thief, worker_view& victim);
-  bool keep_at_sync(worker_view& w, const frame& parent);
-  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
-  void route_spawn(worker_view& w, frame* f);
-  bool has_work_for(worker_view& w);
-  bool may_take(const worker_view& w, const worker_view* owner);
-  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-  void share_done(worker_view& w, const task_context& group, const task_context* child);
+  search_result find_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view& thief) override;
+  frame* steal_from(worker_view& thief, worker_view& victim) override;
+  bool keep_at_sync(worker_view& w, const frame& parent) override;
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why) override;
+  void route_spawn(worker_view& w, frame* f) override;
+  bool has_work_for(worker_view& w) override;
+  bool may_take(const worker_view& w, const worker_view* owner) override;
+  bool filters_work() const override { return true; }
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
+  void share_done(worker_view& w, const task_context& group, const task_context* child) override;
 
   // Worker w's current steal range (none if it is not dominated).
   steal_word steal_range(int w) const { return steal_word::from(steals_[static_cast<std::size_t>(w)].word.load(std::memory_order_acquire)); }
@@ -105,7 +106,6 @@ class adws_policy : public policy_defaults {
   std::vector<std::unique_ptr<adws_inbound>> inbound_;  // per worker
   std::vector<steal_slot> steals_;
 };
-static_assert(scheduling_policy<adws_policy>);
 
 policy_entry adws_entry();
 

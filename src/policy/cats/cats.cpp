@@ -72,7 +72,7 @@ const cache_info* outermost_cache(const topology& topo, int core) {
 }  // namespace
 
 cats_policy::cats_policy(policy_context& c)
-    : policy_defaults(c),
+    : policy_base(c),
       misses_(c.eng(), c.num_workers(), c.option("miss_source")),
       cpu_bound_misses_(parse_misses("LOCUS_CATS_CPU_BOUND", c.option("cpu_bound_misses"))),
       socket_of_(static_cast<std::size_t>(c.num_workers())),
@@ -344,7 +344,7 @@ search_result cats_policy::find_work(worker_view& w) {
     for (int i = 0; i < n; ++i)
       if (frame* f = take_from_pool(w, *sockets_[static_cast<std::size_t>((home + i) % n)], i == 0))
         return {f, found_at::policy};
-    return default_search(*this, *ctx, w);
+    return default_search(w);
   }
   // Section 3.3: the socket's other intra-socket pools...
   const auto& mates = sockets_[static_cast<std::size_t>(home)]->workers;
@@ -385,7 +385,7 @@ search_result cats_policy::find_work(worker_view& w) {
 }
 
 search_result cats_policy::plain_search(worker_view& w) {
-  const search_result r = default_search(*this, *ctx, w);
+  const search_result r = default_search(w);
   // Why cats is plain ws, said once with the first root (not when workers
   // first look: that can precede a stats reset).
   if (r.where == found_at::roots && !announced_.load(std::memory_order_relaxed) &&

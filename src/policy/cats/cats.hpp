@@ -54,7 +54,7 @@
 
 namespace locus::detail {
 
-class cats_policy : public policy_defaults {
+class cats_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int {
@@ -75,16 +75,16 @@ class cats_policy : public policy_defaults {
 
   explicit cats_policy(policy_context& c);
 
-  search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view& thief);
-  void route_spawn(worker_view& w, frame* f);
-  bool has_work_for(worker_view& w);
+  search_result find_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view& thief) override;
+  void route_spawn(worker_view& w, frame* f) override;
+  bool has_work_for(worker_view& w) override;
   // may_take never says no when cats is plain ws from the start.
-  bool filters_work() const { return plain_reason_ < 0; }
-  bool may_take(const worker_view& w, const worker_view* owner);
-  void on_task(worker_view& w, task_event e, const frame* f);
-  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-  void share_done(worker_view& w, const task_context& group, const task_context* child);
+  bool filters_work() const override { return plain_reason_ < 0; }
+  bool may_take(const worker_view& w, const worker_view* owner) override;
+  void on_task(worker_view& w, task_event e, const frame* f) override;
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
+  void share_done(worker_view& w, const task_context& group, const task_context* child) override;
 
   cats::source_kind source() const { return misses_.kind(); }
   std::uint64_t shared_cache_bytes() const { return shared_cache_; }
@@ -144,7 +144,6 @@ class cats_policy : public policy_defaults {
   std::atomic<bool> announced_{false};  // plain_reason_ counted
   std::mutex profile_lock_;             // ends or restarts a profile once; no engine call under it
 };
-static_assert(scheduling_policy<cats_policy>);
 
 policy_entry cats_entry();
 

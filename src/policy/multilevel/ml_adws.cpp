@@ -22,7 +22,7 @@ std::uint32_t depth_of_tag(std::uint32_t tag) {
 }  // namespace
 
 ml_adws_policy::ml_adws_policy(policy_context& c)
-    : policy_defaults(c),
+    : policy_base(c),
       leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties, .flattened = flattened},
                parse_on_off("flatten", c.option("flatten"))),
       steals_(static_cast<std::size_t>(leaders_.tree().size())) {

@@ -41,7 +41,7 @@
 
 namespace locus::detail {
 
-class ml_adws_policy : public policy_defaults {
+class ml_adws_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int {
@@ -67,16 +67,17 @@ class ml_adws_policy : public policy_defaults {
 
   explicit ml_adws_policy(policy_context& c);
 
-  search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view&) { return nullptr; }  // find_work steals within the steal range
-  bool open_group(worker_view& w, task_context& group, std::size_t footprint);
-  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-  void share_done(worker_view& w, const task_context& group, const task_context* child);
-  void route_spawn(worker_view& w, frame* f);
-  bool keep_at_sync(worker_view& w, const frame& parent);
-  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
-  bool has_work_for(worker_view& w);
-  bool may_take(const worker_view& w, const worker_view* owner);
+  search_result find_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view&) override { return nullptr; }  // find_work steals within the steal range
+  bool open_group(worker_view& w, task_context& group, std::size_t footprint) override;
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
+  void share_done(worker_view& w, const task_context& group, const task_context* child) override;
+  void route_spawn(worker_view& w, frame* f) override;
+  bool keep_at_sync(worker_view& w, const frame& parent) override;
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why) override;
+  bool has_work_for(worker_view& w) override;
+  bool may_take(const worker_view& w, const worker_view* owner) override;
+  bool filters_work() const override { return true; }
 
   const cache_leaders& leaders() const { return leaders_; }
 
@@ -110,7 +111,6 @@ class ml_adws_policy : public policy_defaults {
   std::vector<std::unique_ptr<adws_inbound>> inbound_;  // per node
   std::vector<steal_slot> steals_;                 // per node
 };
-static_assert(scheduling_policy<ml_adws_policy>);
 
 policy_entry ml_adws_entry();
 

@@ -3,7 +3,7 @@
 namespace locus::detail {
 
 ml_ws_policy::ml_ws_policy(policy_context& c)
-    : policy_defaults(c), leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties}) {
+    : policy_base(c), leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties}) {
   // Every group's first spawn reaches open_group (hook_work_hints); every
   // push carries its domain as the deque tag (hook_tag_frames).
   for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_tag_frames;

@@ -20,33 +20,33 @@
 
 namespace locus::detail {
 
-class ml_ws_policy : public policy_defaults {
+class ml_ws_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { ties, parked, parked_takes, parked_steals, level_steals, overlapping_ties };
 
   explicit ml_ws_policy(policy_context& c);
 
-  search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view&) { return nullptr; }  // find_work steals per level
-  bool open_group(worker_view& w, task_context& group, std::size_t footprint) {
+  search_result find_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view&) override { return nullptr; }  // find_work steals per level
+  bool open_group(worker_view& w, task_context& group, std::size_t footprint) override {
     return leaders_.tie(w, group, footprint) >= 0;
   }
-  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-  void share_done(worker_view& w, const task_context& group, const task_context* child);
-  void route_spawn(worker_view& w, frame* f) { push_own(w, f); }
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
+  void share_done(worker_view& w, const task_context& group, const task_context* child) override;
+  void route_spawn(worker_view& w, frame* f) override { push_own(w, f); }
   // A continuation goes on only on a worker of its level (leaders.hpp, at_level).
-  bool keep_at_sync(worker_view& w, const frame& parent) { return leaders_.at_level(w, parent.ctx); }
-  frame* on_ready(worker_view& w, frame* parent, ready_reason);
-  bool has_work_for(worker_view& w);
-  bool may_take(const worker_view& w, const worker_view* owner);
+  bool keep_at_sync(worker_view& w, const frame& parent) override { return leaders_.at_level(w, parent.ctx); }
+  frame* on_ready(worker_view& w, frame* parent, ready_reason) override;
+  bool has_work_for(worker_view& w) override;
+  bool may_take(const worker_view& w, const worker_view* owner) override;
+  bool filters_work() const override { return true; }
 
   const cache_leaders& leaders() const { return leaders_; }
 
  private:
   cache_leaders leaders_;
 };
-static_assert(scheduling_policy<ml_ws_policy>);
 
 policy_entry ml_ws_entry();
 

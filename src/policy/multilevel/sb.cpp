@@ -19,7 +19,7 @@ std::uint32_t tag(int node) { return static_cast<std::uint32_t>(node + 1); }
 }  // namespace
 
 sb_policy::sb_policy(policy_context& c)
-    : policy_defaults(c), tree_(c.topo(), c.places()), used_(static_cast<std::size_t>(tree_.size())) {
+    : policy_base(c), tree_(c.topo(), c.places()), used_(static_cast<std::size_t>(tree_.size())) {
   for (int w = 0; w < c.num_workers(); ++w) {
     lowest_shared_.push_back(tree_.at(tree_.leaf_of(w)).parent);
     // Groups reach open_group (hook_work_hints); pushes carry their cache

@@ -36,19 +36,19 @@
 
 namespace locus::detail {
 
-class sb_policy : public policy_defaults {
+class sb_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { anchored, no_room, near_steals, far_steals };
 
   explicit sb_policy(policy_context& c);
 
-  search_result find_work(worker_view& w);
-  worker_view* choose_victim(worker_view&) { return nullptr; }  // find_work chooses
-  bool open_group(worker_view& w, task_context& group, std::size_t footprint);
-  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi);
-  void share_done(worker_view& w, const task_context& group, const task_context* child);
-  void route_spawn(worker_view& w, frame* f) { push_own(w, f); }
+  search_result find_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view&) override { return nullptr; }  // find_work chooses
+  bool open_group(worker_view& w, task_context& group, std::size_t footprint) override;
+  share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
+  void share_done(worker_view& w, const task_context& group, const task_context* child) override;
+  void route_spawn(worker_view& w, frame* f) override { push_own(w, f); }
 
   const cache_tree& tree() const { return tree_; }
   // Bytes anchored to a node now (in 64-byte lines).
@@ -65,7 +65,6 @@ class sb_policy : public policy_defaults {
   std::vector<room> used_;            // per node
   std::vector<int> lowest_shared_;    // per worker: the parent of its leaf
 };
-static_assert(scheduling_policy<sb_policy>);
 
 policy_entry sb_entry();
 

@@ -46,7 +46,7 @@ bool parse_by_place(std::string_view s, std::string_view v) { return parse_eithe
 }  // namespace
 
 nabbitc_policy::nabbitc_policy(policy_context& c)
-    : policy_defaults(c),
+    : policy_base(c),
       sets_(parse_by_place("colors", c.option("colors")) ? c.places().num_places : c.num_workers()),
       thieves_(static_cast<std::size_t>(c.num_workers())),
       handed_(new handed_list[static_cast<std::size_t>(sets_.colors())]),

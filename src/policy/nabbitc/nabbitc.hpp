@@ -52,7 +52,7 @@
 
 namespace locus::detail {
 
-class nabbitc_policy : public policy_defaults {
+class nabbitc_policy final : public policy_base {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
@@ -63,9 +63,9 @@ class nabbitc_policy : public policy_defaults {
   nabbitc_policy(const nabbitc_policy&) = delete;
   nabbitc_policy& operator=(const nabbitc_policy&) = delete;
 
-  worker_view* choose_victim(worker_view& thief);
-  search_result find_work(worker_view& w);
-  bool has_work_for(worker_view& w);
+  worker_view* choose_victim(worker_view& thief) override;
+  search_result find_work(worker_view& w) override;
+  bool has_work_for(worker_view& w) override;
 
   // Option hand_offs: on (the default) or off, figure 3 alone (the
   // comparison of docs/benchmarks.md).
@@ -129,7 +129,6 @@ class nabbitc_policy : public policy_defaults {
   bool by_place_;
   bool hand_offs_;
 };
-static_assert(scheduling_policy<nabbitc_policy>);
 
 policy_entry nabbitc_entry();
 

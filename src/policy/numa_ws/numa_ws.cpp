@@ -141,7 +141,7 @@ std::size_t victim_table::draw(rng64& rng) const {
 }
 
 numa_ws_policy::numa_ws_policy(policy_context& ctx)
-    : policy_defaults(ctx),
+    : policy_base(ctx),
       mailboxes_(std::make_unique<mailbox[]>(static_cast<std::size_t>(ctx.num_workers()))),
       deposits_(std::make_unique<place_deposits[]>(static_cast<std::size_t>(ctx.places().num_places))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(ctx.num_workers()))),

@@ -55,18 +55,18 @@ victim_table make_victim_table(const placement& places, const std::vector<double
 // the generator (xorshift64*'s low bits are its weakest).
 inline bool coin_says_mailbox(rng64& rng) { return (rng.next() >> 63) == 0; }
 
-class numa_ws_policy : public policy_defaults {
+class numa_ws_policy final : public policy_base {
  public:
   explicit numa_ws_policy(policy_context& ctx);
 
-  frame* find_local_work(worker_view& w);
-  worker_view* choose_victim(worker_view& thief);
-  frame* steal_from(worker_view& thief, worker_view& victim);
-  frame* after_steal(worker_view& thief, frame* f);
-  bool keep_at_sync(worker_view& w, const frame& parent);
-  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
-  bool has_work_for(worker_view& w);
-  search_result find_work(worker_view& w);
+  frame* find_local_work(worker_view& w) override;
+  worker_view* choose_victim(worker_view& thief) override;
+  frame* steal_from(worker_view& thief, worker_view& victim) override;
+  frame* after_steal(worker_view& thief, frame* f) override;
+  bool keep_at_sync(worker_view& w, const frame& parent) override;
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why) override;
+  bool has_work_for(worker_view& w) override;
+  search_result find_work(worker_view& w) override;
 
   // Indices in the registry entry's counters and costs.
   enum counter : int { mailbox_hits, pushes, push_attempts, kept_at_sync, root_handoffs };
@@ -109,7 +109,6 @@ class numa_ws_policy : public policy_defaults {
   mailbox root_handoff_;
 };
 
-static_assert(scheduling_policy<numa_ws_policy>);
 
 // Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS) and
 // push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes,

@@ -18,16 +18,4 @@ inline void push_own(worker_view& w, frame* f) {
     w.deque.push(f);
 }
 
-// Whether a parent-first child for `place` goes to the policy's route_spawn
-// (worker_view::routes_spawns) rather than on w's own deque.
-inline bool routes_to(const worker_view& w, std::int32_t place) {
-  switch (w.routes_spawns) {
-    case spawn_routing::none: return false;
-    case spawn_routing::all: return true;
-    case spawn_routing::hinted: return place != any_place;
-    case spawn_routing::elsewhere: return place != any_place && place != w.place;
-  }
-  return false;
-}
-
 }  // namespace locus::detail

@@ -38,7 +38,7 @@ bool is_proxy(const frame* f) { return f->run == &run_proxy; }
 }  // namespace
 
 tbb_numa_policy::tbb_numa_policy(policy_context& c)
-    : ws_policy(c),
+    : policy_base(c),
       places_(c.places().num_places),
       mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.arenas()) * static_cast<std::size_t>(places_))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(c.num_workers()))) {
@@ -60,8 +60,8 @@ tbb_numa_policy::tbb_numa_policy(policy_context& c)
     // of a distributed loop within one place's block (section 4.4.2: every
     // task with an affinity is protected so, not only the mailed ones).
     w.hooks |= hook_spawn_order | hook_tag_frames | hook_tag_place;
-    w.routes_spawns = shared_places ? spawn_routing::hinted : spawn_routing::elsewhere;
   }
+  route_all_hinted_ = shared_places;
 }
 
 tbb_numa_policy::~tbb_numa_policy() {
@@ -80,7 +80,7 @@ tbb_numa_policy::~tbb_numa_policy() {
 
 void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   const int place = f->ctx.place;
-  assert(place != any_place);  // spawn_routing::hinted or elsewhere
+  assert(place != any_place);  // routes(): hinted ones only
   // An affinity child: a proxy in the spawner's deque and in the mailbox
   // of its place (section 4.4; TBB inserts it into both).
   auto* p = new (allocate_job(sizeof(proxy))) proxy;

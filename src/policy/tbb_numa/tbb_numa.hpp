@@ -35,28 +35,32 @@
 #include <mutex>
 
 #include "policy/registry.hpp"
-#include "policy/ws/ws.hpp"
 
 namespace locus::detail {
 
-// Rule 6 picks its victim as ws does (ws_policy::choose_victim).
-class tbb_numa_policy : public ws_policy {
+// Rule 6 picks its victim as ws does (policy_base::choose_victim).
+class tbb_numa_policy final : public policy_base {
  public:
   explicit tbb_numa_policy(policy_context& ctx);
   ~tbb_numa_policy();
 
-  search_result find_work(worker_view& w);
-  frame* steal_from(worker_view& thief, worker_view& victim);
-  void route_spawn(worker_view& w, frame* f);
+  search_result find_work(worker_view& w) override;
+  frame* steal_from(worker_view& thief, worker_view& victim) override;
+  // The hinted children are mailed (all of them when places have several
+  // workers, else those hinted at another place).
+  bool routes(const worker_view& w, std::int32_t place) override {
+    return place != any_place && (route_all_hinted_ || place != w.place);
+  }
+  void route_spawn(worker_view& w, frame* f) override;
   // TBB's spawn is parent-first; a fork_join branch hinted at another place
   // is spawned so too, so that it is mailed there (the other forks stay
   // work-first, locus's fast path).
-  bool parent_first(worker_view& w, bool fork, std::int32_t place) {
+  bool parent_first(worker_view& w, bool fork, std::int32_t place) override {
     return !fork || (place != any_place && place != w.place);
   }
-  bool keep_at_sync(worker_view& w, const frame& parent);
-  frame* on_ready(worker_view& w, frame* parent, ready_reason why);
-  bool has_work_for(worker_view& w);
+  bool keep_at_sync(worker_view& w, const frame& parent) override;
+  frame* on_ready(worker_view& w, frame* parent, ready_reason why) override;
+  bool has_work_for(worker_view& w) override;
 
   // Indices in the registry entry's counters and costs. mailed: affinity
   // children sent to a mailbox; received: run from a mailbox at their place
@@ -77,6 +81,7 @@ class tbb_numa_policy : public ws_policy {
   };
 
  private:
+  bool route_all_hinted_ = false;  // places have several workers (the constructor)
   // One per arena and place.
   struct alignas(64) mailbox {
     std::mutex lock;
@@ -113,7 +118,6 @@ class tbb_numa_policy : public ws_policy {
   std::unique_ptr<worker_state[]> state_;
 };
 
-static_assert(scheduling_policy<tbb_numa_policy>);
 
 // Its registry entry: counters mailed, received, revoked, stolen, bypassed,
 // and the simulated cost of a mailbox operation.

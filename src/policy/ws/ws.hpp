@@ -1,20 +1,18 @@
 // `ws`: classic randomized work stealing (Blumofe and Leiserson; the Cilk
-// Plus scheduler of NUMA-WS figure 2). A thief picks a victim uniformly at
-// random among the other workers and takes the oldest frame of its deque;
-// suspended parents resume wherever they become ready.
+// Plus scheduler of NUMA-WS figure 2): policy_base's decisions unchanged. A
+// thief picks a victim uniformly at random among the other workers and
+// takes the oldest frame of its deque; suspended parents resume wherever
+// they become ready.
 #pragma once
 
 #include "policy/registry.hpp"
 
 namespace locus::detail {
 
-class ws_policy : public policy_defaults {
+class ws_policy final : public policy_base {
  public:
-  using policy_defaults::policy_defaults;
-  worker_view* choose_victim(worker_view& thief);
+  using policy_base::policy_base;
 };
-
-static_assert(scheduling_policy<ws_policy>);
 
 // Its registry entry: no options, no counters, no operations of its own.
 policy_entry ws_entry();

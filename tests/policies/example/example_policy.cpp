@@ -19,16 +19,16 @@ std::uint32_t parse_colors(std::string_view setting, std::string_view v) {
   throw config_error(std::string(setting) + "=\"" + std::string(v) + "\": expected the number of colors, 1 to 9");
 }
 
-class example_policy : public policy_defaults {
+class example_policy final : public policy_base {
  public:
   enum counter : int { colored_steals };
   explicit example_policy(policy_context& c)
-      : policy_defaults(c), colors_(parse_colors("colors", c.option("colors"))), strict_(c.option("strict") == "1") {
+      : policy_base(c), colors_(parse_colors("colors", c.option("colors"))), strict_(c.option("strict") == "1") {
     // on_task stamps colors (task events); pushes carry them as deque tags.
     for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_task_events | hook_tag_frames;
   }
 
-  worker_view* choose_victim(worker_view& thief) {
+  worker_view* choose_victim(worker_view& thief) override {
     const auto n = static_cast<std::uint32_t>(ctx->num_workers());
     if (n < 2) return nullptr;
     std::uint32_t v = ctx->rng(thief).below(n - 1);
@@ -36,7 +36,7 @@ class example_policy : public policy_defaults {
     return may_take(thief, &victim) ? &victim : nullptr;
   }
 
-  search_result find_work(worker_view& w) {
+  search_result find_work(worker_view& w) override {
     // A colored attempt first: peek at the color of the victim's oldest frame.
     if (worker_view* victim = choose_victim(w); victim != nullptr && ctx->steal_attempt(w, *victim)) {
       const std::uint32_t mine = 1 + color(w);
@@ -46,23 +46,23 @@ class example_policy : public policy_defaults {
         return {f, found_at::steal};
       }
     }
-    return default_search(*this, *ctx, w);  // then as ws: own deque, root tasks, any frame
+    return default_search(w);  // then as ws: own deque, root tasks, any frame
   }
 
-  void on_task(worker_view& w, task_event e, const frame*) {
+  void on_task(worker_view& w, task_event e, const frame*) override {
     if (e == task_event::begin) w.ctx.policy[0] = 1 + color(w);  // inherited by what the task creates
   }
 
-  bool may_take(const worker_view& w, const worker_view* owner) {
+  bool may_take(const worker_view& w, const worker_view* owner) override {
     return !strict_ || owner == nullptr || owner == &w || color(*owner) == color(w);
   }
+  bool filters_work() const override { return strict_; }
 
  private:
   std::uint32_t color(const worker_view& w) const { return static_cast<std::uint32_t>(w.id) % colors_; }
   std::uint32_t colors_;
   bool strict_;
 };
-static_assert(scheduling_policy<example_policy>);
 
 }  // namespace
 
