@@ -9,7 +9,7 @@
 
 #include "core/runtime_state.hpp"
 #include "locus/locus.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 #include "support/random_tree.hpp"
 
 namespace locus::detail {

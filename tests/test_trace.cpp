@@ -14,7 +14,7 @@
 
 #include "locus/errors.hpp"
 #include "locus/locus.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "locus/locus.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "locus/errors.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 namespace {

@@ -1,6 +1,6 @@
 // The parts of policy_context that need the core: the root queue and the
 // accounting of steal attempts, for a policy's search round.
-#include "policy/policy_context.hpp"
+#include "policy/spi/policy_context.hpp"
 
 #include "core/runtime_state.hpp"
 #include "trace/events.hpp"

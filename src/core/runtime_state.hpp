@@ -14,7 +14,7 @@
 #include "core/worker.hpp"
 #include "engine/engine.hpp"
 #include "locus/stats.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 #include "topology/topology.hpp"
 #include "trace/recorder.hpp"
 

@@ -11,7 +11,7 @@
 #include "core/fiber.hpp"
 #include "core/inbox.hpp"
 #include "engine/random.hpp"
-#include "policy/policy_context.hpp"
+#include "policy/spi/policy_context.hpp"
 #include "locus/detail/span_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
 

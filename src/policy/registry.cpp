@@ -1,5 +1,5 @@
 // The registry: one line per built-in policy (policy_entry, registry.hpp).
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 #include <deque>
 #include <mutex>

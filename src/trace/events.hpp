@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "policy/policy.hpp"
+#include "policy/spi/policy.hpp"
 
 namespace locus::detail {
 struct worker;

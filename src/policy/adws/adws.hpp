@@ -58,7 +58,7 @@
 
 #include "policy/adws/inbound.hpp"
 #include "policy/adws/range.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

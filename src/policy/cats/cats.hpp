@@ -50,7 +50,7 @@
 
 #include "policy/cats/miss_source.hpp"
 #include "policy/cats/profile.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

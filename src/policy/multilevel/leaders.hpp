@@ -54,7 +54,7 @@
 #include <vector>
 
 #include "policy/multilevel/cache_tree.hpp"
-#include "policy/policy.hpp"
+#include "policy/spi/policy.hpp"
 
 namespace locus::detail {
 

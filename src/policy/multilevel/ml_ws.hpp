@@ -16,7 +16,7 @@
 #pragma once
 
 #include "policy/multilevel/leaders.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "policy/multilevel/cache_tree.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

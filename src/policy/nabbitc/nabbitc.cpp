@@ -5,7 +5,7 @@
 #include <string>
 
 #include "locus/errors.hpp"
-#include "policy/option_words.hpp"
+#include "policy/spi/option_words.hpp"
 
 namespace locus::detail {
 namespace {

@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "policy/nabbitc/color_sets.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

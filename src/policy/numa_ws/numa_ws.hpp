@@ -33,8 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/random.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

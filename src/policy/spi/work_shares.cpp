@@ -1,6 +1,6 @@
 #include "policy/spi/work_shares.hpp"
 
-#include "policy/policy.hpp"
+#include "policy/spi/policy.hpp"
 
 namespace locus::detail {
 namespace {

@@ -34,7 +34,7 @@
 #include <memory>
 #include <mutex>
 
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

@@ -5,7 +5,7 @@
 // they become ready.
 #pragma once
 
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "locus/errors.hpp"
-#include "policy/registry.hpp"
+#include "policy/spi/registry.hpp"
 
 namespace locus::detail {
 namespace {

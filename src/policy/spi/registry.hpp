@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "policy/policy.hpp"
+#include "policy/spi/policy.hpp"
 
 namespace locus::detail {
 

@@ -57,7 +57,7 @@
 #include <type_traits>
 
 #include "locus/detail/frame.hpp"
-#include "policy/policy_context.hpp"
+#include "policy/spi/policy_context.hpp"
 #include "policy/spi/push.hpp"
 #include "policy/spi/work_shares.hpp"
 
