@@ -74,6 +74,7 @@
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/key_map.hpp"
+#include "locus/detail/task_colors.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/detail/wait_queue.hpp"
 #include "locus/fork_join.hpp"
@@ -93,27 +94,49 @@ int num_colors();
 
 namespace detail {
 
-// The runtime side of NabbitC (src/policy/nabbitc/graph_colors.cpp).
-// Colors are on when the pool's policy is nabbitc and the caller is a worker.
-bool graph_colors_on() noexcept;
-int graph_worker_color() noexcept;
-// The tag telling thieves which colors a continuation holds (figure 5's
-// cilkrts_set_next_colors); release it once the spawn that carried it has
-// joined.
-std::uint32_t graph_colors_tag(const int* colors, std::size_t n);
-std::uint32_t graph_color_tag(int color) noexcept;
-// The place of the workers whose color is `color`, -1 if no worker has it
-// (called on a worker).
-int graph_color_place(int color) noexcept;
-void graph_release_tag(std::uint32_t tag) noexcept;
-// Whether the calling worker's latest steal was a colored one (nabbitc's
-// section III rule); false under other policies and before any steal.
-bool graph_last_steal_colored() noexcept;
-// Whether ready nodes of other colors are handed off (nabbitc's hand_offs
-// option), and the hand-off itself: job, a ready node of `color`, goes to
-// the workers of that color; false, nothing done, if no worker has it.
-bool graph_hands_off() noexcept;
-bool graph_hand_off(frame* job, int color);
+// The running policy's colors (task_colors.hpp), with what holds without
+// them: colors are on only under a policy that has them and on a worker;
+// a worker's color is otherwise its id.
+inline bool graph_colors_on() noexcept { return running_colors() != nullptr && current_worker() != nullptr; }
+inline int graph_worker_color() noexcept {
+  task_colors* c = running_colors();
+  worker_view* w = current_worker();
+  return c != nullptr && w != nullptr ? c->color_of(*w) : no_color;
+}
+inline std::uint32_t graph_colors_tag(const int* colors, std::size_t n) {
+  task_colors* c = running_colors();
+  return c != nullptr ? c->tag_of_set(colors, n) : 0;
+}
+inline std::uint32_t graph_color_tag(int color) noexcept {
+  task_colors* c = running_colors();
+  return c != nullptr ? c->tag_of(color) : 0;
+}
+inline int graph_color_place(int color) noexcept {
+  if (task_colors* c = running_colors()) return c->place_of_color(color);
+  return place_of_worker(color);  // colors are worker ids
+}
+inline void graph_release_tag(std::uint32_t tag) noexcept {
+  if (task_colors* c = running_colors()) c->release(tag);
+}
+inline bool graph_last_steal_colored() noexcept {
+  task_colors* c = running_colors();
+  worker_view* w = current_worker();
+  return c != nullptr && w != nullptr && c->last_steal_colored(*w);
+}
+inline bool graph_hands_off() noexcept {
+  task_colors* c = running_colors();
+  return c != nullptr && c->hands_off();
+}
+inline bool graph_hand_off(frame* job, int color) {
+  task_colors* c = running_colors();
+  worker_view* w = current_worker();
+  return c != nullptr && w != nullptr && c->hand_off(*w, job, color);
+}
+// Puts a color tag on the running task's context; returns the one it replaced.
+inline std::uint32_t graph_carry_tag(task_context& ctx, std::uint32_t tag) noexcept {
+  task_colors* c = running_colors();
+  return c != nullptr ? c->carry(ctx, tag) : 0;
+}
 
 template <class N>
 concept graph_node_type = requires(N& n, const N& cn) {
@@ -214,22 +237,20 @@ inline namespace LOCUS_CONSTRUCTS_NS {
 
 namespace detail_graph {
 
-// Runs body with the running task's first policy word set to `tag` (figure
-// 3's cilkrts_set_next_colors before a spawn): the frame fork_join pushes
-// copies it, and so carries the colors of the continuation. Restored on the
+// Runs body with the running task's context carrying `tag` (figure 3's
+// cilkrts_set_next_colors before a spawn; task_colors::carry): the frame
+// fork_join pushes copies it, and so carries the colors of the continuation. Restored on the
 // worker that returns (the body may have moved to another), also when the
 // body throws; the tag is released once its frame has joined.
 struct next_colors {
   explicit next_colors(std::uint32_t tag, bool release) : tag_(tag), release_(release) {
 #ifndef LOCUS_SERIAL_ELISION
-    std::uint32_t& word = detail::current_worker()->ctx.policy[0];
-    saved_ = word;
-    word = tag;
+    saved_ = detail::graph_carry_tag(detail::current_worker()->ctx, tag);
 #endif
   }
   ~next_colors() {
 #ifndef LOCUS_SERIAL_ELISION
-    detail::current_worker()->ctx.policy[0] = saved_;
+    detail::graph_carry_tag(detail::current_worker()->ctx, saved_);
 #endif
     if (release_) detail::graph_release_tag(tag_);
   }
@@ -629,7 +650,7 @@ class basic_task_graph {
   struct handed_job : detail::frame {
     handed_job(basic_task_graph& g, entry& e) : graph(&g), node(&e) {
       run = &run_handed;
-      ctx.policy[0] = detail::graph_color_tag(e.color);
+      detail::graph_carry_tag(ctx, detail::graph_color_tag(e.color));
     }
     static detail::frame* run_handed(detail::frame* f) {
       auto* job = static_cast<handed_job*>(f);

@@ -10,8 +10,6 @@
 namespace locus::detail {
 namespace {
 
-std::atomic<nabbitc_policy*> g_active{nullptr};
-
 std::uint64_t parse_count(std::string_view setting, std::string_view v, std::uint64_t max) {
   std::uint64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -56,12 +54,9 @@ nabbitc_policy::nabbitc_policy(policy_context& c)
       hand_offs_(parse_on_off("hand_offs", c.option("hand_offs"))) {
   // Every push carries the frame's color set as its deque tag (steal_if).
   for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_tag_frames;
-  g_active.store(this, std::memory_order_release);
 }
 
-nabbitc_policy::~nabbitc_policy() { g_active.store(nullptr, std::memory_order_release); }
-
-nabbitc_policy* nabbitc_policy::active() noexcept { return g_active.load(std::memory_order_acquire); }
+nabbitc_policy::~nabbitc_policy() = default;
 
 int nabbitc_policy::place_of_color(int color) const {
   if (by_place_) return color >= 0 && color < ctx->places().num_places ? color : -1;

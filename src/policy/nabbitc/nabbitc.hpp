@@ -52,7 +52,7 @@
 
 namespace locus::detail {
 
-class nabbitc_policy final : public policy_base {
+class nabbitc_policy final : public policy_base, public task_colors {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
@@ -67,30 +67,33 @@ class nabbitc_policy final : public policy_base {
   search_result find_work(worker_view& w) override;
   bool has_work_for(worker_view& w) override;
 
-  // Option hand_offs: on (the default) or off, figure 3 alone (the
-  // comparison of docs/benchmarks.md).
-  bool hands_off() const { return hand_offs_; }
-  // Queues f, a ready node's job, on the list of `color` and wakes a worker
-  // of that color; false (nothing done) if no worker has the color.
-  bool hand_off(worker_view& w, frame* f, int color);
-
-  int color_of(const worker_view& w) const { return by_place_ ? w.place : w.id; }
+  // The task-graph library's colors (locus/detail/task_colors.hpp).
+  task_colors* colors() override { return this; }
+  int color_of(const worker_view& w) const override { return by_place_ ? w.place : w.id; }
+  int num_colors() const override { return sets_.colors(); }
+  std::uint32_t tag_of(int color) const override { return color_sets::single(color); }
+  std::uint32_t tag_of_set(const int* colors, std::size_t n) override { return sets_.make(colors, n); }
+  void release(std::uint32_t tag) override { sets_.release(tag); }
+  // The color tag is the context's first policy word (the deque tag).
+  std::uint32_t carry(task_context& c, std::uint32_t tag) const override {
+    const std::uint32_t old = c.policy[0];
+    c.policy[0] = tag;
+    return old;
+  }
   // The place whose workers have `color`, or -1 if none has it.
-  int place_of_color(int color) const;
-  int num_colors() const { return sets_.colors(); }
-  color_sets& sets() { return sets_; }
+  int place_of_color(int color) const override;
   // Whether w's latest steal was colored (on w only: the task-graph
   // library's breakdown of its locality measure).
-  bool last_steal_colored(const worker_view& w) const {
+  bool last_steal_colored(const worker_view& w) const override {
     return thieves_[static_cast<std::size_t>(w.id)].last_colored;
   }
-
-  // The pool's nabbitc policy while one runs, else nullptr. A process
-  // global because the task-graph library, a header above the core, must
-  // find the policy's color sets and worker colors without the core knowing
-  // of either (one pool per process; set at construction, cleared at
-  // destruction, both while no task runs).
-  static nabbitc_policy* active() noexcept;
+  // Option hand_offs: on (the default) or off, figure 3 alone (the
+  // comparison of docs/benchmarks.md).
+  bool hands_off() const override { return hand_offs_; }
+  // Queues f, a ready node's job, on the list of `color` and wakes a worker
+  // of that color; false (nothing done) if no worker has the color.
+  bool hand_off(worker_view& w, frame* f, int color) override;
+  color_sets& sets() { return sets_; }
 
  private:
   // Written only by the worker it belongs to (find_work runs on it).

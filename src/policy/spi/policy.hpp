@@ -57,6 +57,7 @@
 #include <type_traits>
 
 #include "locus/detail/frame.hpp"
+#include "locus/detail/task_colors.hpp"
 #include "policy/spi/policy_context.hpp"
 #include "policy/spi/push.hpp"
 #include "policy/spi/work_shares.hpp"
@@ -125,6 +126,10 @@ class policy_base {
     return share_route::local;
   }
   virtual void share_done(worker_view&, const task_context&, const task_context*) {}
+
+  // The colors of a policy with colored steals, for the task-graph library
+  // (locus/detail/task_colors.hpp; NabbitC); nullptr: none.
+  virtual task_colors* colors() { return nullptr; }
 
   // Events (hook_task_events workers).
   virtual void on_task(worker_view&, task_event, const frame*) {}
