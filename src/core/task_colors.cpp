@@ -26,7 +26,7 @@ namespace detail {
 
 task_colors* running_colors() noexcept {
   runtime_state* rt = pool_if_started();
-  return rt != nullptr ? rt->colors : nullptr;
+  return rt != nullptr ? rt->policy->colors() : nullptr;
 }
 
 int place_of_worker(int id) noexcept {
