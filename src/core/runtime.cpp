@@ -115,7 +115,6 @@ runtime_state::runtime_state(settings s)
   build_policy_context(entry);
   policy = entry.make(policy_ctx);
   policy_filters_work = policy->filters_work();
-
   if (!cfg.trace_path.empty()) {
     trace = std::make_unique<trace::recorder>(cfg.trace_path, cfg.trace_max, cfg.workers, *eng, places, cfg.policy);
     for (auto& w : workers) {

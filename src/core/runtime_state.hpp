@@ -32,7 +32,6 @@ struct runtime_state {
   policy_context policy_ctx;  // what the policy sees of all this
   std::unique_ptr<policy_base> policy;
   bool policy_filters_work = false;  // policy->may_take can say no
-
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
   // The arenas (core/arenas.hpp): each one's shared queues and demand, and
