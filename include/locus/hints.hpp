@@ -1,4 +1,4 @@
-// Work hints (ADWS, seed 003, figure 2b): how much work a task group's
+// Work hints (ADWS, figure 2b): how much work a task group's
 // children carry, and how much data the group touches.
 //
 //   locus::task_group g(locus::work(total));            // total work of the children
@@ -26,10 +26,8 @@
 // A work hint must be finite and >= 0 (std::invalid_argument otherwise).
 #pragma once
 
-#include <cmath>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
+#include <limits>
 #include <type_traits>
 
 namespace locus {
@@ -46,15 +44,14 @@ namespace detail {
 template <class T, class... Hints>
 inline constexpr int count_of = (0 + ... + int{std::is_same_v<T, Hints>});
 
-[[noreturn]] inline void bad_work_hint(double w) {
-  throw std::invalid_argument("locus::work(" + std::to_string(w) +
-                              "): a work hint must be a finite number >= 0 (only ratios matter)");
-}
+// Throws std::invalid_argument naming w and what is accepted (out of line:
+// the message needs <string>, which this header does not pull in).
+[[noreturn]] void bad_work_hint(double w);
 }  // namespace detail
 
 // The work of a task, or the total work of a task group's children.
 inline work_hint work(double w) {
-  if (!(w >= 0) || !std::isfinite(w)) [[unlikely]] detail::bad_work_hint(w);
+  if (!(w >= 0 && w <= std::numeric_limits<double>::max())) [[unlikely]] detail::bad_work_hint(w);  // NaN, < 0, inf
   return {w};
 }
 

@@ -4,12 +4,14 @@
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "core/fences.hpp"
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/sanitizers.hpp"
+#include "locus/hints.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
@@ -287,6 +289,11 @@ place_hint current_hint() noexcept {
 void set_hint(place_hint hint) {
   const std::int32_t place = detail::checked_place(hint);
   if (detail::t_worker != nullptr) detail::t_worker->ctx.place = place;
+}
+
+void detail::bad_work_hint(double w) {
+  throw std::invalid_argument("locus::work(" + std::to_string(w) +
+                              "): a work hint must be a finite number >= 0 (only ratios matter)");
 }
 
 std::int32_t detail::checked_place(place_hint hint) {
