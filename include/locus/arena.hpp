@@ -1,5 +1,5 @@
-// Arenas: several computations sharing the one pool of workers (TBB-NUMA,
-// seed 001, sections 3.4 and 4.2; oneTBB's task_arena).
+// Arenas: several computations sharing the one pool of workers (the
+// TBB-NUMA paper, sections 3.4 and 4.2; oneTBB's task_arena).
 //
 //   locus::arena contender;                 // asks for every worker
 //   std::thread t([&] { contender.execute([] { locus::parallel_for(...); }); });

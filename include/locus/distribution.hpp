@@ -1,4 +1,4 @@
-// Data distributions (TBB-NUMA, seed 001 section 4.5): which place holds
+// Data distributions (TBB-NUMA paper, section 4.5): which place holds
 // which part of an iteration space of size() iterations. A loop given a
 // distribution hints each sub-range at the place that holds it as the range
 // unfolds (NUMA-aware computation scheduling, NACS); locus::distribute puts

@@ -1,4 +1,4 @@
-// Pipelines (TBB-NUMA, seed 001, section 4.4.3): a stream of items through a
+// Pipelines (TBB-NUMA paper, section 4.4.3): a stream of items through a
 // chain of stages, with a bounded number of items in flight.
 //
 //   locus::pipeline(8,

@@ -1,4 +1,4 @@
-// Task graphs: Nabbit and its colored extension NabbitC (seed 004, sections
+// Task graphs: Nabbit and its colored extension NabbitC (the NabbitC paper, sections
 // II and III). A graph is a set of nodes named by keys; each node lists the
 // keys of its predecessors and runs its compute() after every predecessor's
 // compute() has returned, and under no other ordering.

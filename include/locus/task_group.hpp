@@ -120,7 +120,7 @@ class task_group {
   // With the total work of the children (locus/hints.hpp): each child's
   // locus::work(w) is its share of it; the footprint is the group's
   // working-set size, read by the multi-level policies (ml-ws: a group
-  // that fits a cache is tied to it, seed 003 section 4).
+  // that fits a cache is tied to it, ADWS paper, section 4).
   explicit task_group(work_hint total) {
     hints_.flags = detail::group_hints::work_given;
     hints_.work_total = total.value;

@@ -1,5 +1,5 @@
 // The task-graph library's concurrent map from keys to nodes (Nabbit,
-// seed 004 section II: "each thread will try to initialize the predecessor
+// NabbitC paper, section II: "each thread will try to initialize the predecessor
 // f but only one will succeed"): find_or_create makes the value of a key
 // exactly once, however many workers ask for it at the same time.
 //
