@@ -45,7 +45,7 @@ share_route adws_policy::share_work(worker_view& w, const task_context& group, t
 // Line 24: migrate to worker floor(x), into its migration queue at the
 // child's depth. Only children of a distributed group come here: the
 // others keep their task's range and stay on this worker, wherever that
-// range's owner is (task_group::queue_distributed; section 3.2, a stolen
+// range's owner is (spawn_hooks.cpp; section 3.2, a stolen
 // task's descendants are "managed in the primary queue of the thief").
 void adws_policy::route_spawn(worker_view& w, frame* f) {
   const int to = codec_.owner(codec_.of(f->ctx));

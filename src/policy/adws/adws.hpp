@@ -5,7 +5,7 @@
 // distribution range [x, y) over the workers in its task context
 // (range.hpp); the root task's is [0, P). A task group takes its task's
 // range at its first spawn, and each child takes the next share of it in
-// proportion to its work hint (task_group::distribute, fork_join and the
+// proportion to its work hint (policy/spi/work_shares.cpp: task_group, fork_join and the
 // loops pass the shares; share_work turns a share into a range). A task
 // whose range spans several workers (floor(x) != floor(y)) is a
 // cross-worker task and belongs to worker floor(x). In a cross-worker
