@@ -98,7 +98,7 @@ class work_deque {
   // a depth). Thieves never read a frame's own memory before they own it,
   // since its owner may be reusing it; they read the tag, which lives in
   // the deque. Only deques whose every push is tagged may be peeked
-  // (worker_view hook_tag_frames).
+  // (hook_tag_frames, src/policy/spi/hooks.hpp).
   void push_tagged(frame* f, std::uint32_t tag) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     if (b - owner_top_ > static_cast<std::int64_t>(owner_mask_)) [[unlikely]] make_room(b);

@@ -29,8 +29,9 @@ struct worker_view {
   // The running task's context (frame.hpp), inherited by the frames it
   // creates: its place hint (NUMA-WS III-A) and the policy's state.
   task_context ctx;
-  // Hooks the policy asked for on this worker (hook_* bits); zero for ws and
-  // numa-ws, so the fast path pays one test of a byte on a hot line.
+  // Hooks asked for on this worker (hook_* bits: the core's below, the
+  // policy's in src/policy/spi/hooks.hpp); zero for ws and numa-ws, so the
+  // fast path pays one test of a byte on a hot line.
   std::uint8_t hooks = 0;
   // The arena this worker serves (locus::arena; 0, the default arena, until
   // one is created). Written by the worker itself, between tasks and with
@@ -39,31 +40,14 @@ struct worker_view {
   std::atomic<std::uint16_t> arena{0};
 };
 
-// hook_spawn_order: fork_join and task_group::spawn ask the policy whether
-// to run the child first (work-first, the default) or queue it and go on
-// with the parent (CATS profiles parent-first).
-// hook_task_events: the scheduler reports task begin, end, suspend and
-// resume, and task groups report their first spawn and their sync.
-// hook_tag_frames: every frame this worker pushes carries its context's
-// first policy word as the deque tag, so thieves can peek (steal_if).
-// hook_trace: set by the core on every worker when tracing (LOCUS_TRACE);
-// spawns and forks then draw their tasks as slices (trace_hooks.hpp).
-inline constexpr std::uint8_t hook_spawn_order = 1;
-inline constexpr std::uint8_t hook_task_events = 2;
-inline constexpr std::uint8_t hook_tag_frames = 4;
+// The bits of worker_view::hooks that the public headers read: the core
+// sets them on every worker when tracing (LOCUS_TRACE: spawns and forks
+// draw their tasks as slices, trace_hooks.hpp) or measuring work and span
+// (LOCUS_SPAN=1: constructs run serially and time their strands,
+// span_hooks.hpp). The bits a policy sets are the policy interface's
+// (src/policy/spi/hooks.hpp); the headers only test the byte for zero.
 inline constexpr std::uint8_t hook_trace = 8;
-// hook_span: set by the core on every worker with LOCUS_SPAN=1; constructs
-// run serially and time their strands (span_hooks.hpp).
 inline constexpr std::uint8_t hook_span = 16;
-// hook_work_hints: the policy distributes work (ADWS): task_group::spawn
-// and fork_join pass each child's share of its group's work to the policy
-// (policy_share_work) and report distributed children and groups done.
-inline constexpr std::uint8_t hook_work_hints = 32;
-// hook_tag_place (with hook_tag_frames): the deque tag of every frame this
-// worker pushes is its context's place + 1 (0: no place) instead of the
-// policy's word: tbb-numa's thieves leave the frames of an idle place to
-// it, whether they are mailed proxies or plain forks (figure 9).
-inline constexpr std::uint8_t hook_tag_place = 64;
 
 // ------------------------------------------------------------ cold spawns
 // The one way from the public headers into a policy's spawn decisions

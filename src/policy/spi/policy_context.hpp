@@ -48,6 +48,7 @@
 #include "engine/engine.hpp"
 #include "engine/random.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "policy/spi/hooks.hpp"
 #include "topology/topology.hpp"
 
 namespace locus::detail {

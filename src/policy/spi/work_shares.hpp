@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "locus/detail/worker_view.hpp"
+#include "policy/spi/hooks.hpp"
 
 namespace locus::detail {
 
