@@ -93,7 +93,7 @@ void usage() {
   const std::string text =
       std::string("usage: locus-bench [options]\n"
       "  --suite NAME          a named selection of benchmarks, variants, workers and rounds (below);\n"
-      "                        --benchmarks narrows it, --workers, --reps and --warmup override it\n"
+      "                        --benchmarks and --variants narrow it; --workers, --reps, --warmup override it\n"
       "  --benchmarks a,b,...  benchmarks to run (default: all)\n"
       "  --variants v,w,...    implementations (default: all that apply)\n"
       "  --workers 1,2,...     worker counts (default: 1 up to the number of cores)\n"
@@ -375,9 +375,9 @@ std::vector<bench::variant> default_variants(const bench::benchmark& b, const op
   return out;
 }
 
-// --suite NAME: its benchmarks (narrowed by --benchmarks), its variants per
-// benchmark, workers 1 and the number of cores, its rounds; what the
-// command line or the settings give instead wins. Under the simulator only
+// --suite NAME: its benchmarks and its variants per benchmark (narrowed by
+// --benchmarks and --variants), workers 1 and the number of cores, its
+// rounds; what the command line or the settings give instead wins. Under the simulator only
 // serial and locus variants are kept, and with LOCUS_POLICY=p only the
 // locus variants of p, as without a suite.
 options apply_suite(options o) {
@@ -388,9 +388,12 @@ options apply_suite(options o) {
     for (const auto& known : bench::suites()) names.push_back(known.name);
     throw std::invalid_argument("--suite " + o.suite + ": unknown suite; known: " + join(names, ", "));
   }
-  if (!o.variants.empty())
-    throw std::invalid_argument("--suite " + o.suite +
-                                " names its own variants per benchmark: drop --variants (or --suite)");
+  const std::vector<bench::variant> named = std::move(o.variants);
+  o.variants.clear();
+  auto is_named = [&](const bench::variant& v) {
+    return named.empty() ||
+           std::any_of(named.begin(), named.end(), [&](const bench::variant& n) { return n.name == v.name; });
+  };
   if (!s->entries.empty()) {
     std::vector<std::string> in_suite;
     for (const auto& e : s->entries) in_suite.push_back(e.benchmark);
@@ -405,9 +408,18 @@ options apply_suite(options o) {
         const bench::variant v = bench::parse_variant(name);
         if (o.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial) continue;
         if (v.kind == bench::impl::locus && !o.policy.empty() && v.policy != o.policy) continue;
-        vs.push_back(checked_variant(name, o));
+        if (is_named(v)) vs.push_back(checked_variant(name, o));
       }
     }
+    for (const auto& n : named)
+      if (std::none_of(o.suite_variants.begin(), o.suite_variants.end(), [&](const auto& entry) {
+            return std::any_of(entry.second.begin(), entry.second.end(),
+                               [&](const bench::variant& v) { return v.name == n.name; });
+          }))
+        throw std::invalid_argument("--variants " + n.name + ": not a variant of --suite " + s->name +
+                                    " (--help lists them)");
+  } else {
+    o.variants = named;
   }
   if (s->one_and_most && !o.workers_given && !o.simulate && o.workers.size() > 2)
     o.workers = {o.workers.front(), o.workers.back()};
@@ -764,6 +776,19 @@ int run(int argc, char** argv) {
         o.add("block_bytes", static_cast<double>(c.block_bytes));
       }
       out << o.str() << '\n';
+    }
+    // The benchmark's wall time on threads, for estimates of what a
+    // selection costs (runner/cost_hints.cpp); reports skip records. Not
+    // under the simulator, whose results repeat byte for byte.
+    if (!opt.simulate) {
+      json::object record;
+      record.add("record", "benchmark")
+          .add("benchmark", b->name)
+          .add("cells", static_cast<int>(cells.size()))
+          .add("rounds", opt.warmup + opt.reps)
+          .add("setup_s", progress.setup_s(bi))
+          .add("rounds_s", progress.rounds_s(bi));
+      out << record.str() << '\n';
     }
     for (const auto& k : p.unused())
       std::fprintf(stderr, "locus-bench: warning: --param %s is not a parameter of %s\n", k.c_str(), b->name.c_str());

@@ -43,6 +43,11 @@ class progress {
   void setup_done();
   void round_done(std::size_t runs);
 
+  // What benchmark i took so far: building its inputs, and its rounds
+  // (preparation, runs and verification).
+  double setup_s(std::size_t i) const { return state_[i].setup_s; }
+  double rounds_s(std::size_t i) const { return state_[i].run_s; }
+
   double elapsed_s() const;
   // Seconds left, estimated; negative when there is nothing to go on yet.
   double left_s() const;
