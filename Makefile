@@ -1,5 +1,5 @@
 # Quick start:  make run   (builds, runs the demo and the first-look suite:
-#                          9 benchmarks, locus against oneTBB and OpenMP and
+#                          10 benchmarks, locus against oneTBB and OpenMP and
 #                          each policy where it acts, 1 and all cores; writes
 #                          results/report/report.html; TIME_RUN)
 #               make test  (builds, runs the test suite)
@@ -52,7 +52,7 @@ demo: build
 	@$(BUILD)/bin/locus-demo
 
 # The first look (locus-bench --suite first; --help lists its cells):
-# serial, locus:ws, oneTBB and OpenMP on each of 9 benchmarks, each policy
+# serial, locus:ws, oneTBB and OpenMP on each of 10 benchmarks, each policy
 # on the benchmarks of its paper, 1 and all cores, 1 warm-up + 3 timed
 # rounds; every run verified against serial.
 bench-first: build

@@ -9,15 +9,20 @@ namespace bench {
 // colors or work hints it reads are there). One program of each kind:
 // recursive fork-join, loops, NUMA-hinted divide and conquer, work-hinted
 // recursion, a task graph, a pipeline, tasks per partition. Workers 1 and
-// the number of cores, 1 warm-up and 3 timed rounds. Chosen by their
-// measured cost (docs: README, "Quick start").
+// the number of cores, 1 warm-up and 3 timed rounds (the rounds are what
+// make the medians worth reading on a shared machine; fewer cells, not
+// fewer rounds, keep it short). Chosen by measured cost: one round of it
+// took 1:05 on 2 loaded AMD EPYC cores, so the four take about 4 minutes;
+// cg keeps 5 of its variants (a run takes 1.2 s), and the pipeline drops
+// OpenMP's ordered loop, whose run at 2 workers took 11.5 s there (22% of
+// the suite for one cell; make bench-all has it).
 //
 // "all": every benchmark x every variant that applies x 1..cores workers
 // (make bench-all).
 const std::vector<suite>& suites() {
   static const std::vector<suite> all = {
       {"first",
-       "a first look (make run): 9 benchmarks, locus:ws, oneTBB, OpenMP and each policy where it acts, "
+       "a first look (make run): 10 benchmarks, locus:ws, oneTBB, OpenMP and each policy where it acts, "
        "workers 1 and all cores",
        {
            // Recursive fork-join without a cut-off: the cost of a spawn.
@@ -38,8 +43,12 @@ const std::vector<suite>& suites() {
            {"heat-graph", {"serial", "locus:ws", "locus:nabbitc", "tbb", "omp:static"}},
            // Tasks per partition with TBB-NUMA's affinities (NACS).
            {"streamcluster", {"serial", "locus:ws", "locus:tbb-numa", "locus:tbb-numa+nacs", "tbb", "omp:static"}},
-           // A serial-parallel-serial pipeline.
-           {"pipeline", {"serial", "locus:ws", "tbb", "omp:static"}},
+           // Sparse loops and reductions (NUMA-WS's and TBB-NUMA's cg), with
+           // TBB-NUMA's block distribution of the loops over the places.
+           {"cg", {"serial", "locus:ws", "locus:tbb-numa+nacs", "tbb", "omp:static"}},
+           // A serial-parallel-serial pipeline: locus::pipeline against
+           // tbb::parallel_pipeline.
+           {"pipeline", {"serial", "locus:ws", "tbb"}},
        },
        true, 3, 1},
       {"all", "every benchmark x every variant that applies x workers 1, 2, ..., cores (make bench-all)", {}, false,
