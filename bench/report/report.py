@@ -65,11 +65,11 @@ VARIANT_ORDER = ["serial", "locus", "tbb", "tbb:affinity", "omp:static", "omp:dy
 # policy, a baseline) has its own colour, by this fixed order; a variant
 # with modifiers (locus:ws+affinity, locus:tbb-numa+nacs, ...) has its base's
 # colour with a dashed line and another marker (a hatch in bar charts).
-# Sixteen colours, distinguishable from one another (tab10 and the dark
-# shades of tab20b/tab20c); names beyond the list get one by a hash of the
-# name, so that they too keep theirs from plot to plot.
+# Sixteen colours apart in hue or lightness (tab10, then navy, teal,
+# black, gold, maroon and grey for the baselines); names beyond the list get
+# one by a hash of the name, so that they too keep theirs from plot to plot.
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#4d4d4d"]
+           "#bcbd22", "#000080", "#008080", "#000000", "#e6ab02", "#800000", "#6baed6", "#7f7f7f"]
 COLOR_ORDER = ["locus:ws", "locus:numa-ws", "locus:tbb-numa", "locus:cats", "locus:adws", "locus:ml-adws",
                "locus:ml-ws", "locus:sb", "locus:nabbitc", "tbb", "tbb:affinity", "omp:static", "omp:dynamic",
                "omp:guided", "locus", "serial"]
