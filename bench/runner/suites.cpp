@@ -14,8 +14,9 @@ namespace bench {
 // fewer rounds, keep it short). Chosen by measured cost: one round of it
 // took 1:05 on 2 loaded AMD EPYC cores, so the four take about 4 minutes;
 // cg keeps 5 of its variants (a run takes 1.2 s), and the pipeline drops
-// OpenMP's ordered loop, whose run at 2 workers took 11.5 s there (22% of
-// the suite for one cell; make bench-all has it).
+// OpenMP's ordered loop, whose run at 2 workers took 0.3 s in one round
+// and 11.5 s in another there: under load its cost is anyone's guess
+// (make bench-all has it).
 //
 // "all": every benchmark x every variant that applies x 1..cores workers
 // (make bench-all).
