@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """report.py on hand-written results: LOCUS_SPAN=1 cells are kept apart
-from the timed cells of the same benchmark, variant and worker count, give
+from the timed cells of the same benchmark, variant and worker count (and
+a span run's cell without span figures is dropped), give
 the work-and-span table and the parallelism bound of the speedup plot, and
 a file with only span cells still makes a report; a simulated cell's
 access matrix is drawn as shares of each place's row; every base variant
@@ -63,6 +64,13 @@ def main():
         svg = f.read()
     # The bound at P = 4 comes from the span cell run at 4 workers.
     check("parallelism 3 at P=4" in svg and "burdened 4" in svg, "the plot does not name the bounds at P=4")
+
+    # A LOCUS_SPAN=1 run's cell without span figures (a program with
+    # nothing to instrument, as the pipeline) does not replace the timing.
+    rows = [{"record": "run", "settings": {}}, cell("serial", 1, 4.0), cell("locus:ws", 1, 4.0),
+            cell("locus:ws", 2, 2.5), {"record": "run", "settings": {"LOCUS_SPAN": "1"}}, cell("locus:ws", 2, 7.0)]
+    out, md = run_report(report_py, out_dir, "span_without_figures", rows)
+    check("| locus:ws | 2 | 2.5 |" in md, "a LOCUS_SPAN=1 cell without span figures replaced the timing:\n" + md)
 
     # Only span cells: a table, no timing plots, no crash.
     out, md = run_report(report_py, out_dir, "span_only", [cell("locus:ws", 1, 9.0, **SPAN)])

@@ -132,6 +132,13 @@ def load(paths):
                     continue
                 if "record" in row:  # a record of a kind this report does not know
                     continue
+                if run is not None and not is_span_cell(row) and \
+                        runs[run].get("settings", {}).get("LOCUS_SPAN", "0") != "0":
+                    # A cell of a LOCUS_SPAN=1 run without span figures (a
+                    # program with no fork-join to instrument, e.g. the
+                    # pipeline): one instrumented run, not a timing, so it
+                    # must not replace the cell's measurement.
+                    continue
                 row["_run"] = run
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
                        row["variant"], row["workers"], is_span_cell(row))
