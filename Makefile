@@ -1,9 +1,13 @@
-# Quick start:  make run   (builds, runs the demo and the quick benchmark
-#                          suite, writes results/report/report.html)
+# Quick start:  make run   (builds, runs the demo and the first-look suite:
+#                          10 benchmarks, locus against oneTBB and OpenMP and
+#                          each policy where it acts, 1 and all cores; writes
+#                          results/report/report.html; TIME_RUN)
 #               make test  (builds, runs the test suite)
 # Both install missing Debian packages first (apt-get, as root).
-# Also: make bench-full (paper-sized inputs), make bench-sim (the suite on
-# the simulated NUMA-WS machine), make demo, make test-repeat (the concurrency
+# Also: make bench-all (every benchmark x variant x 1..cores workers at the
+# quick sizes, TIME_ALL; results/report-all), make bench-full (paper-sized
+# inputs), make bench-sim (the suite on the simulated NUMA-WS machine,
+# TIME_SIM), make demo, make test-repeat (the concurrency
 # tests five times over), make test-asan,
 # make test-tsan (SANITIZE_BENCH=ON: with the benchmarks), make package (the Debian package, docs/packaging.md).
 
@@ -18,7 +22,7 @@ RESULTS    ?= results
 REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build run demo bench-quick bench-sim bench-full test test-repeat test-asan test-tsan package clean
+.PHONY: all deps configure build run demo bench-first bench-all bench-quick bench-sim bench-full test test-repeat test-asan test-tsan package clean
 
 all: build
 
@@ -42,23 +46,42 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: demo bench-quick
+run: demo bench-first
 
 demo: build
 	@$(BUILD)/bin/locus-demo
 
-# The quick suite: every benchmark x implementation x 1..cores workers.
-bench-quick: build
+# The first look (locus-bench --suite first; --help lists its cells):
+# serial, locus:ws, oneTBB and OpenMP on each of 10 benchmarks, each policy
+# on the benchmarks of its paper, 1 and all cores, 1 warm-up + 3 timed
+# rounds; every run verified against serial.
+bench-first: build
+	@mkdir -p $(RESULTS)
+	@rm -f $(RESULTS)/first.jsonl
+	@echo "running the first-look benchmark suite (progress and time left below)"
+	@$(BUILD)/bin/locus-bench --suite first --out $(RESULTS)/first.jsonl
+	@echo "work and span of each benchmark (LOCUS_SPAN=1, one instrumented run each)"
+	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --suite first --variants locus:ws --reps 1 --warmup 0 \
+	  --quiet --out $(RESULTS)/first.jsonl
+	@$(PYTHON) bench/report/report.py $(RESULTS)/first.jsonl --out $(RESULTS)/report \
+	  --title "locus: a first look (quick sizes)" >/dev/null
+	@echo "report: $(RESULTS)/report/report.html (and report.md); make bench-all runs every cell"
+
+# The whole quick suite: every benchmark x implementation x 1..cores workers.
+bench-all: build
 	@mkdir -p $(RESULTS)
 	@rm -f $(RESULTS)/quick.jsonl
-	@echo "running the quick benchmark suite (a few minutes; progress below)"
-	@$(BUILD)/bin/locus-bench --size quick --reps $(REPS) --out $(RESULTS)/quick.jsonl
+	@echo "running the whole quick benchmark suite (TIME_ALL; progress and time left below)"
+	@$(BUILD)/bin/locus-bench --suite all --size quick --reps $(REPS) --out $(RESULTS)/quick.jsonl
 	@echo "work and span of each benchmark (LOCUS_SPAN=1, one instrumented run each)"
 	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --size quick --variants locus:ws --reps 1 --warmup 0 \
 	  --quiet --out $(RESULTS)/quick.jsonl
-	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report \
-	  --title "locus benchmarks (quick sizes)" >/dev/null
-	@echo "report: $(RESULTS)/report/report.html (and report.md)"
+	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report-all \
+	  --title "locus benchmarks (quick sizes, every cell)" >/dev/null
+	@echo "report: $(RESULTS)/report-all/report.html (and report.md)"
+
+# The name bench-all had before make run became the first look.
+bench-quick: bench-all
 
 # The NUMA-WS paper's benchmarks on its simulated 4 x 8 machine (SIMULATED
 # figures: docs/simulator.md), serial, ws and numa-ws on 1 and 32 workers;

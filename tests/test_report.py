@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """report.py on hand-written results: LOCUS_SPAN=1 cells are kept apart
-from the timed cells of the same benchmark, variant and worker count, give
+from the timed cells of the same benchmark, variant and worker count (and
+a span run's cell without span figures is dropped), give
 the work-and-span table and the parallelism bound of the speedup plot, and
 a file with only span cells still makes a report; a simulated cell's
-access matrix is drawn as shares of each place's row.
+access matrix is drawn as shares of each place's row; every base variant
+(nine policies and the baselines) has a colour of its own, the same in
+every plot whatever the other variants.
 
     test_report.py REPORT_PY OUT_DIR
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -61,6 +65,13 @@ def main():
     # The bound at P = 4 comes from the span cell run at 4 workers.
     check("parallelism 3 at P=4" in svg and "burdened 4" in svg, "the plot does not name the bounds at P=4")
 
+    # A LOCUS_SPAN=1 run's cell without span figures (a program with
+    # nothing to instrument, as the pipeline) does not replace the timing.
+    rows = [{"record": "run", "settings": {}}, cell("serial", 1, 4.0), cell("locus:ws", 1, 4.0),
+            cell("locus:ws", 2, 2.5), {"record": "run", "settings": {"LOCUS_SPAN": "1"}}, cell("locus:ws", 2, 7.0)]
+    out, md = run_report(report_py, out_dir, "span_without_figures", rows)
+    check("| locus:ws | 2 | 2.5 |" in md, "a LOCUS_SPAN=1 cell without span figures replaced the timing:\n" + md)
+
     # Only span cells: a table, no timing plots, no crash.
     out, md = run_report(report_py, out_dir, "span_only", [cell("locus:ws", 1, 9.0, **SPAN)])
     check("| locus:ws | 1 | 4 | 0.5 | 1 | 8 | 4 | yes |" in md, "no work-and-span row with span cells only")
@@ -77,6 +88,27 @@ def main():
         svg = f.read()
     for share in (">75<", ">25<", ">0<", ">100<"):
         check(share in svg, f"the access matrix lacks the share {share}")
+
+    # Colours: distinct for the base variants, 14 or more to draw from, a
+    # modified variant in its base's colour with another line, and a
+    # variant's colour in a plot independent of the variants beside it.
+    spec = importlib.util.spec_from_file_location("report", report_py)
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    check(len(set(report.PALETTE)) >= 14, "fewer than 14 colours")
+    bases = ["serial", "tbb", "tbb:affinity", "omp:static", "omp:dynamic", "omp:guided"] + [
+        "locus:" + p for p in ("ws", "numa-ws", "tbb-numa", "cats", "adws", "ml-adws", "ml-ws", "sb", "nabbitc")]
+    colours = [report.variant_style(v)[0] for v in bases]
+    check(len(set(colours)) == len(bases), "two base variants share a colour: " + str(dict(zip(bases, colours))))
+    ws, ws_affinity = report.variant_style("locus:ws"), report.variant_style("locus:ws+affinity")
+    check(ws[0] == ws_affinity[0] and ws[1] != ws_affinity[1], "locus:ws+affinity not drawn as a kind of locus:ws")
+    omp = report.variant_style("omp:static")[0]
+    few = [cell("serial", 1, 4.0), cell("omp:static", 1, 4.0), cell("omp:static", 2, 2.5)]
+    many = few + [cell(v, w, 3.0) for v in bases[1:] if v != "omp:static" for w in (1, 2)]
+    for name, rows in (("few", few), ("many", many)):
+        out, _ = run_report(report_py, out_dir, name, rows)
+        with open(os.path.join(out, "threaded-tiny-tree-speedup.svg")) as f:
+            check(omp in f.read(), f"omp:static is not drawn in {omp} among {name} variants")
     print("test_report.py: ok")
 
 

@@ -43,6 +43,7 @@ import io
 import json
 import os
 import sys
+import zlib
 from collections import OrderedDict, defaultdict
 
 import matplotlib
@@ -60,11 +61,52 @@ NOISY_SPREAD = 1.2
 VARIANT_ORDER = ["serial", "locus", "tbb", "tbb:affinity", "omp:static", "omp:dynamic", "omp:guided"]
 
 
+# Colours of the variants, the same in every plot: each base variant (a
+# policy, a baseline) has its own colour, by this fixed order; a variant
+# with modifiers (locus:ws+affinity, locus:tbb-numa+nacs, ...) has its base's
+# colour with a dashed line and another marker (a hatch in bar charts).
+# Sixteen colours apart in hue or lightness (tab10, then navy, teal,
+# black, gold, maroon and grey for the baselines); names beyond the list get
+# one by a hash of the name, so that they too keep theirs from plot to plot.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+           "#bcbd22", "#000080", "#008080", "#000000", "#e6ab02", "#800000", "#6baed6", "#7f7f7f"]
+COLOR_ORDER = ["locus:ws", "locus:numa-ws", "locus:tbb-numa", "locus:cats", "locus:adws", "locus:ml-adws",
+               "locus:ml-ws", "locus:sb", "locus:nabbitc", "tbb", "tbb:affinity", "omp:static", "omp:dynamic",
+               "omp:guided", "locus", "serial"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+LINESTYLES = ["--", "-.", ":"]
+
+
+def variant_style(name):
+    """(colour, linestyle, marker, hatch) of a variant, stable across plots."""
+    base, _, modifiers = name.partition("+")
+    if base in COLOR_ORDER:
+        color = PALETTE[COLOR_ORDER.index(base) % len(PALETTE)]
+    else:
+        color = PALETTE[zlib.crc32(base.encode()) % len(PALETTE)]
+    if not modifiers:
+        return color, "-", "o", None
+    h = zlib.crc32(modifiers.encode())
+    return color, LINESTYLES[h % len(LINESTYLES)], MARKERS[1 + h % (len(MARKERS) - 1)], "//"
+
+
+def legend_outside(ax, entries, fontsize=7):
+    """The legend to the right of the axes, off the data; two columns when
+    long."""
+    if entries:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, fontsize=fontsize,
+                  ncol=1 if entries <= 16 else 2, frameon=False)
+
+
 def variant_key(name):
+    """serial, the locus policies in COLOR_ORDER's order (each followed by
+    its modified variants), then oneTBB and OpenMP."""
+    base = name.partition("+")[0]
+    within = COLOR_ORDER.index(base) if base in COLOR_ORDER else len(COLOR_ORDER)
     for i, prefix in enumerate(VARIANT_ORDER):
         if name == prefix or (prefix == "locus" and name.startswith("locus:")):
-            return (i, name)
-    return (len(VARIANT_ORDER), name)
+            return (i, within, name)
+    return (len(VARIANT_ORDER), within, name)
 
 
 def load(paths):
@@ -89,6 +131,13 @@ def load(paths):
                     run = len(runs) - 1
                     continue
                 if "record" in row:  # a record of a kind this report does not know
+                    continue
+                if run is not None and not is_span_cell(row) and \
+                        runs[run].get("settings", {}).get("LOCUS_SPAN", "0") != "0":
+                    # A cell of a LOCUS_SPAN=1 run without span figures (a
+                    # program with no fork-join to instrument, e.g. the
+                    # pipeline): one instrumented run, not a timing, so it
+                    # must not replace the cell's measurement.
                     continue
                 row["_run"] = run
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
@@ -276,7 +325,9 @@ def plot_parallelism(b):
     for v in timed_variants:
         ps = sorted(b.by_variant[v])
         base = b.t_s or b.t(v, 1)
-        ax.plot(ps, [base / b.t(v, p) for p in ps], marker="o", label=f"{v} measured")
+        color, style, marker, _ = variant_style(v)
+        ax.plot(ps, [base / b.t(v, p) for p in ps], color=color, linestyle=style, marker=marker,
+                label=f"{v} measured")
     par = [r["parallelism"] for r in bounds]
     burdened = [r["burdened_parallelism"] for r in bounds]
     ax.plot(ps, [min(p, x) for p, x in zip(ps, par)], linestyle="--", color="black",
@@ -287,7 +338,7 @@ def plot_parallelism(b):
     ax.set_ylabel("speedup T_S / T_P" if b.t_s else "speedup T_1 / T_P")
     ax.set_xticks(ps)
     ax.set_title(f"{b.name}: speedup and its bound ({bounds[-1]['variant']} span run)", fontsize=9)
-    ax.legend(fontsize=7)
+    legend_outside(ax, len(timed_variants) + 2)
     ax.grid(alpha=0.3)
     return svg_of(fig)
 
@@ -314,27 +365,38 @@ def svg_of(fig):
 
 def plot_speedup(b):
     fig, ax = plt.subplots(figsize=(4.6, 3.2))
+    lines = 0
     for v in b.variants:
         if v == "serial":
             continue
         ps = sorted(b.by_variant[v])
         if not b.t_s:
             continue
-        ax.plot(ps, [b.t_s / b.t(v, p) for p in ps], marker="o", label=v)
+        color, style, marker, _ = variant_style(v)
+        ax.plot(ps, [b.t_s / b.t(v, p) for p in ps], color=color, linestyle=style, marker=marker, markersize=4,
+                label=v)
+        lines += 1
     if b.workers:
         ax.plot(b.workers, b.workers, linestyle=":", color="grey", label="linear")
+        lines += 1
     ax.set_xlabel("workers")
     ax.set_ylabel("speedup T_S / T_P")
     ax.set_xticks(b.workers)
     ax.set_title(f"{b.name}: speedup")
-    ax.legend(fontsize=7)
+    legend_outside(ax, lines)
     ax.grid(alpha=0.3)
     return svg_of(fig)
 
 
+def label_size(bars):
+    """The font size of bar labels: smaller as bars crowd, so that one
+    label never runs into the next (each bar is given 0.22 inch or more)."""
+    return 8 if bars <= 12 else 7 if bars <= 24 else 6
+
+
 def plot_times(b):
     p = max(b.workers)
-    names, med, lo, hi = [], [], [], []
+    names, med, lo, hi, styles = [], [], [], [], []
     for v in b.variants:
         r = b.by_variant[v].get(p) or b.by_variant[v].get(1)
         if not r:
@@ -343,9 +405,13 @@ def plot_times(b):
         med.append(r["median_s"])
         lo.append(r["median_s"] - r["min_s"])
         hi.append(r["max_s"] - r["median_s"])
-    fig, ax = plt.subplots(figsize=(4.6, 0.35 * len(names) + 1.2))
-    ax.barh(range(len(names)), med, xerr=[lo, hi], color="#4c72b0", capsize=3)
-    ax.set_yticks(range(len(names)), names, fontsize=8)
+        styles.append(variant_style(v))
+    fig, ax = plt.subplots(figsize=(4.6, 0.25 * len(names) + 1.2))
+    ax.barh(range(len(names)), med, xerr=[lo, hi], color=[c for c, *_ in styles], capsize=2, edgecolor="white", linewidth=0.5)
+    for i, (_, _, _, hatch) in enumerate(styles):
+        if hatch:
+            ax.patches[i].set_hatch(hatch)
+    ax.set_yticks(range(len(names)), names, fontsize=label_size(len(names)))
     ax.invert_yaxis()
     ax.set_xlabel("median seconds (bars: min to max)")
     ax.set_title(f"{b.name}: time per variant")
@@ -364,19 +430,22 @@ def plot_breakdown(b):
                 bars.append((f"{v} P={p}", r["work_s"] / b.t_s, r["sched_s"] / b.t_s, r["idle_s"] / b.t_s))
     if not bars:
         return None
-    fig, ax = plt.subplots(figsize=(4.6, 3.2))
-    x = range(len(bars))
+    # Horizontal bars, one row per cell, so that labels never overlap
+    # however many policies there are.
+    fig, ax = plt.subplots(figsize=(4.6, 0.25 * len(bars) + 1.2))
+    y = range(len(bars))
     work = [w for _, w, _, _ in bars]
     sched = [s for _, _, s, _ in bars]
     idle = [i for _, _, _, i in bars]
-    ax.bar(x, work, label="work", color="#55a868")
-    ax.bar(x, sched, bottom=work, label="scheduling", color="#c44e52")
-    ax.bar(x, idle, bottom=[a + c for a, c in zip(work, sched)], label="idle", color="#8c8c8c")
-    ax.set_xticks(list(x), [n for n, *_ in bars], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("processing time / T_S")
+    ax.barh(y, work, label="work", color="#55a868")
+    ax.barh(y, sched, left=work, label="scheduling", color="#c44e52")
+    ax.barh(y, idle, left=[a + c for a, c in zip(work, sched)], label="idle", color="#8c8c8c")
+    ax.set_yticks(list(y), [n for n, *_ in bars], fontsize=label_size(len(bars)))
+    ax.invert_yaxis()
+    ax.set_xlabel("processing time / T_S")
     ax.set_title(f"{b.name}: where the time went")
-    ax.legend(fontsize=7)
-    ax.grid(axis="y", alpha=0.3)
+    legend_outside(ax, 3)
+    ax.grid(axis="x", alpha=0.3)
     return svg_of(fig)
 
 
@@ -462,7 +531,7 @@ table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: right; }
 th { background: #f0f0f0; } td:first-child, th:first-child { text-align: left; }
 .plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
-.plots svg { max-width: 360px; height: auto; }
+.plots svg { max-width: 520px; height: auto; }
 .note { color: #555; font-size: 13px; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 3px; margin-top: 2em; }
 nav ul { margin: 0.3em 0 1em; } li.toc3 { margin-left: 1.5em; } li.toc4 { margin-left: 3em; }

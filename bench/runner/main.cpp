@@ -44,6 +44,11 @@ namespace bench {
 void use_deterministic_heap();
 }
 
+// Named selections (--suite) and the progress lines' estimate of the time
+// left (kept out of the include block above).
+#include "runner/progress.hpp"
+#include "runner/suites.hpp"
+
 namespace {
 
 using locus_program::setting;
@@ -65,6 +70,9 @@ struct options {
   std::string policy;             // LOCUS_POLICY: the one locus policy run by default
   std::string trace_dir;          // --trace: a Chrome trace of each locus cell's last timed run
   bool reps_given = false, warmup_given = false;
+  bool workers_given = false;     // --workers or LOCUS_WORKERS
+  std::string suite;              // --suite: a named selection (suites.hpp)
+  std::map<std::string, std::vector<bench::variant>> suite_variants;  // its variants per benchmark
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -84,6 +92,8 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 void usage() {
   const std::string text =
       std::string("usage: locus-bench [options]\n"
+      "  --suite NAME          a named selection of benchmarks, variants, workers and rounds (below);\n"
+      "                        --benchmarks and --variants narrow it; --workers, --reps, --warmup override it\n"
       "  --benchmarks a,b,...  benchmarks to run (default: all)\n"
       "  --variants v,w,...    implementations (default: all that apply)\n"
       "  --workers 1,2,...     worker counts (default: 1 up to the number of cores)\n"
@@ -124,7 +134,19 @@ void usage() {
       "  on a task-graph benchmark a loop modifier runs the loop version on locus, not the graph;\n"
       "  last, +contender runs the kernel beside a contender computation in a second arena (TBB-NUMA 5.3)\n";
   std::fputs(text.c_str(), stdout);
-  std::puts("benchmarks:");
+  std::puts("\nsuites (--suite NAME):");
+  for (const auto& s : bench::suites()) {
+    std::printf("  %-12s %s\n", s.name.c_str(), s.summary.c_str());
+    for (const auto& e : s.entries) {
+      std::string vs;
+      for (const auto& v : e.variants) vs += (vs.empty() ? "" : ", ") + v;
+      std::printf("  %-12s   %-14s %s\n", "", e.benchmark.c_str(), vs.c_str());
+    }
+    if (!s.entries.empty())
+      std::printf("  %-12s   workers 1 and the number of cores, %d warm-up + %d timed rounds\n", "", s.warmup,
+                  s.reps);
+  }
+  std::puts("\nbenchmarks:");
   for (const auto& b : bench::registry())
     std::printf("  %-12s %s\n  %-12s   from %s\n", b.name.c_str(), b.description.c_str(), "", b.source.c_str());
 }
@@ -189,6 +211,7 @@ options parse(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--benchmarks") o.benchmarks = split(need(i));
     else if (a == "--variants") variant_names = split(need(i));
+    else if (a == "--suite") o.suite = need(i);
     else if (a == "--workers") workers_flag = need(i);
     else if (a == "--reps") {
       o.reps = static_cast<int>(parse_integer({a, need(i)}, 1, 1'000'000, "timed runs per cell"));
@@ -252,6 +275,7 @@ options parse(int argc, char** argv) {
     o.machine = m->value;
   }
   if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS")) {
+    o.workers_given = true;
     // The flag is a list; the variable is one count, as for every program.
     const auto counts = w->name == "--workers" ? split(w->value) : std::vector<std::string>{w->value};
     for (const auto& count : counts)
@@ -349,6 +373,68 @@ std::vector<bench::variant> default_variants(const bench::benchmark& b, const op
   std::vector<bench::variant> out;
   for (const auto& n : names) out.push_back(bench::parse_variant(n));
   return out;
+}
+
+// --suite NAME: its benchmarks and its variants per benchmark (narrowed by
+// --benchmarks and --variants), workers 1 and the number of cores, its
+// rounds; what the command line or the settings give instead wins. Under the simulator only
+// serial and locus variants are kept, and with LOCUS_POLICY=p only the
+// locus variants of p, as without a suite.
+options apply_suite(options o) {
+  if (o.suite.empty()) return o;
+  const bench::suite* s = bench::find_suite(o.suite);
+  if (!s) {
+    std::vector<std::string> names;
+    for (const auto& known : bench::suites()) names.push_back(known.name);
+    throw std::invalid_argument("--suite " + o.suite + ": unknown suite; known: " + join(names, ", "));
+  }
+  const std::vector<bench::variant> named = std::move(o.variants);
+  o.variants.clear();
+  auto is_named = [&](const bench::variant& v) {
+    return named.empty() ||
+           std::any_of(named.begin(), named.end(), [&](const bench::variant& n) { return n.name == v.name; });
+  };
+  if (!s->entries.empty()) {
+    std::vector<std::string> in_suite;
+    for (const auto& e : s->entries) in_suite.push_back(e.benchmark);
+    for (const auto& name : o.benchmarks)
+      if (std::find(in_suite.begin(), in_suite.end(), name) == in_suite.end())
+        throw std::invalid_argument("--benchmarks " + name + ": not in --suite " + s->name + " (" +
+                                    join(in_suite, ", ") + ")");
+    if (o.benchmarks.empty()) o.benchmarks = in_suite;
+    for (const auto& e : s->entries) {
+      auto& vs = o.suite_variants[e.benchmark];
+      for (const auto& name : e.variants) {
+        const bench::variant v = bench::parse_variant(name);
+        if (o.simulate && v.kind != bench::impl::locus && v.kind != bench::impl::serial) continue;
+        if (v.kind == bench::impl::locus && !o.policy.empty() && v.policy != o.policy) continue;
+        if (is_named(v)) vs.push_back(checked_variant(name, o));
+      }
+    }
+    for (const auto& n : named)
+      if (std::none_of(o.suite_variants.begin(), o.suite_variants.end(), [&](const auto& entry) {
+            return std::any_of(entry.second.begin(), entry.second.end(),
+                               [&](const bench::variant& v) { return v.name == n.name; });
+          }))
+        throw std::invalid_argument("--variants " + n.name + ": not a variant of --suite " + s->name +
+                                    " (--help lists them)");
+  } else {
+    o.variants = named;
+  }
+  if (s->one_and_most && !o.workers_given && !o.simulate && o.workers.size() > 2)
+    o.workers = {o.workers.front(), o.workers.back()};
+  if (!o.simulate) {
+    if (!o.reps_given) o.reps = s->reps;
+    if (!o.warmup_given) o.warmup = s->warmup;
+  }
+  return o;
+}
+
+// The variants of a benchmark's cells: the suite's, else those named, else
+// all that apply.
+std::vector<bench::variant> variants_for(const bench::benchmark& b, const options& opt) {
+  if (const auto it = opt.suite_variants.find(b.name); it != opt.suite_variants.end()) return it->second;
+  return opt.variants.empty() ? default_variants(b, opt) : opt.variants;
 }
 
 // Sets up an implementation for one run and runs a function inside it.
@@ -497,13 +583,14 @@ std::string run_record(const options& opt, const std::vector<const bench::benchm
       .add("machine", opt.simulate ? opt.machine : bench::machine_name())
       .add_raw("benchmarks", list(names))
       .add_raw("variants", opt.variants.empty() ? "\"all that apply\"" : list(variants))
+      .add("suite", opt.suite)
       .add_raw("workers", "[" + join(workers, ",") + "]")
       .add_raw("params", params.str());
   return o.str();
 }
 
 int run(int argc, char** argv) {
-  const options opt = parse(argc, argv);
+  const options opt = apply_suite(parse(argc, argv));
 
   // Resolve and check everything before running anything.
   std::vector<const bench::benchmark*> chosen;
@@ -519,20 +606,38 @@ int run(int argc, char** argv) {
   check_params(opt, chosen);
   std::ofstream out = open_results(opt.out);
   out << run_record(opt, chosen) << '\n';
-  const auto& named = opt.variants;
   const std::string machine = bench::machine_name();
   bool all_verified = true;
   std::size_t done_cells = 0, total_cells = 0;
+  std::vector<bench::progress::planned> plan;
   for (const auto* b : chosen) {
-    const auto vs = named.empty() ? default_variants(*b, opt) : named;
-    for (const auto& v : vs) total_cells += v.kind == bench::impl::serial ? 1 : opt.workers.size();
+    std::size_t cells = 0;
+    for (const auto& v : variants_for(*b, opt)) cells += v.kind == bench::impl::serial ? 1 : opt.workers.size();
+    total_cells += cells;
+    plan.push_back({b->name, cells * static_cast<std::size_t>(opt.warmup + opt.reps)});
+  }
+  // The estimate of the time left: cost hints exist for the quick sizes on
+  // threads.
+  bench::progress progress(plan, opt.size == bench::size_class::quick && !opt.simulate
+                                     ? bench::cost_hints()
+                                     : std::map<std::string, bench::cost_hint>{});
+  if (!opt.quiet) {
+    const double planned = progress.planned_s();
+    std::fprintf(stderr, "%zu benchmarks, %zu cells, %d rounds each%s\n", chosen.size(), total_cells,
+                 opt.warmup + opt.reps,
+                 planned > 0 ? ("; about " + bench::progress::clock(planned) +
+                                " by the costs measured on 2 AMD EPYC cores (adjusted as cells run)")
+                                   .c_str()
+                             : "");
   }
   // The simulator's heap from here on (large_blocks.cpp), and not before:
   // then what the benchmarks allocate does not depend on what the setup
   // above allocated (the length of --out, the host's name, the run record).
   if (opt.simulate) bench::use_deterministic_heap();
 
-  for (const auto* b : chosen) {
+  for (std::size_t bi = 0; bi < chosen.size(); ++bi) {
+    const auto* b = chosen[bi];
+    progress.benchmark_started(bi);
     bench::params p(opt.params);
     std::unique_ptr<bench::instance> inst;
     try {
@@ -542,8 +647,9 @@ int run(int argc, char** argv) {
       // size: one line and exit status 2, as for any bad parameter.
       throw std::invalid_argument(b->name + ": " + e.what());
     }
+    progress.setup_done();
     std::vector<cell> cells;
-    for (const auto& v : named.empty() ? default_variants(*b, opt) : named) {
+    for (const auto& v : variants_for(*b, opt)) {
       if (v.kind == bench::impl::serial) cells.push_back({v, 1, {}});
       else
         for (int w : opt.workers) cells.push_back({v, w, {}});
@@ -594,9 +700,10 @@ int run(int argc, char** argv) {
         c.summary = inst->summary();
         if (timed) c.seconds.push_back(s);
       }
+      progress.round_done(cells.size());
       if (!opt.quiet)
-        std::fprintf(stderr, "  round %d/%d done (%s)\n", round + 1, opt.warmup + opt.reps,
-                     timed ? "timed" : "warm-up");
+        std::fprintf(stderr, "  round %d/%d done (%s); %s\n", round + 1, opt.warmup + opt.reps,
+                     timed ? "timed" : "warm-up", progress.status().c_str());
     }
     for (auto& c : cells) {
       all_verified = all_verified && c.verified;
@@ -670,10 +777,25 @@ int run(int argc, char** argv) {
       }
       out << o.str() << '\n';
     }
+    // The benchmark's wall time on threads, for estimates of what a
+    // selection costs (runner/cost_hints.cpp); reports skip records. Not
+    // under the simulator, whose results repeat byte for byte.
+    if (!opt.simulate) {
+      json::object record;
+      record.add("record", "benchmark")
+          .add("benchmark", b->name)
+          .add("cells", static_cast<int>(cells.size()))
+          .add("rounds", opt.warmup + opt.reps)
+          .add("setup_s", progress.setup_s(bi))
+          .add("rounds_s", progress.rounds_s(bi));
+      out << record.str() << '\n';
+    }
     for (const auto& k : p.unused())
       std::fprintf(stderr, "locus-bench: warning: --param %s is not a parameter of %s\n", k.c_str(), b->name.c_str());
   }
-  if (!opt.quiet) std::fprintf(stderr, "results appended to %s\n", opt.out.c_str());
+  if (!opt.quiet)
+    std::fprintf(stderr, "results appended to %s (%s in all)\n", opt.out.c_str(),
+                 bench::progress::clock(progress.elapsed_s()).c_str());
   return all_verified ? 0 : 1;
 }
 
