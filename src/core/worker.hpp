@@ -8,7 +8,7 @@
 #include <new>
 #include <vector>
 
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 #include "core/inbox.hpp"
 #include "engine/random.hpp"
 #include "policy/policy_context.hpp"
