@@ -18,12 +18,6 @@ std::string env(const char* name) {
   return v != nullptr ? std::string(v) : std::string();
 }
 
-[[noreturn]] void reject(std::string_view setting, std::string_view value, std::string_view accepted) {
-  std::ostringstream msg;
-  msg << setting << "=\"" << value << "\": " << accepted;
-  throw config_error(msg.str());
-}
-
 // A setting with two values: the option wins over the environment; unset
 // means the first value. Returns whether the first value was chosen.
 bool choose_flag(const std::string& option, const char* option_name, const char* env_name, const char* yes,
@@ -31,7 +25,7 @@ bool choose_flag(const std::string& option, const char* option_name, const char*
   const std::string value = !option.empty() ? option : env(env_name);
   if (value.empty() || value == yes) return true;
   if (value == no) return false;
-  reject(option.empty() ? std::string(env_name) : std::string("runtime_options::") + option_name, value,
+  reject_setting(option.empty() ? std::string(env_name) : std::string("runtime_options::") + option_name, value,
          std::string("expected ") + accepted);
 }
 
@@ -50,7 +44,7 @@ void resolve_policy_options(const runtime_options& o, settings& s) {
       std::string accepted = "not an option of policy " + chosen.name + "; its options:";
       for (const auto& d : chosen.options) accepted += " " + d.name;
       if (chosen.options.empty()) accepted += " none";
-      reject("runtime_options::policy_options", name, accepted);
+      reject_setting("runtime_options::policy_options", name, accepted);
     }
     it->check("runtime_options::policy_options[" + name + "]", value);
   }
@@ -74,47 +68,13 @@ void check_machine_operations(const runtime_options& o, const sim::machine_model
     for (const policy_entry* p : all_policies())
       for (const auto& c : p->costs) declared = declared || c.name == name;
     if (!declared)
-      reject(o.machine.empty() ? "LOCUS_MACHINE" : "runtime_options::machine", m.name,
+      reject_setting(o.machine.empty() ? "LOCUS_MACHINE" : "runtime_options::machine", m.name,
              "keys " + name + "_local / " + name + "_remote price an operation no policy declares; operations: " +
                  (known.empty() ? std::string("none") : known));
   }
 }
 
 }  // namespace
-
-long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
-                        std::string_view meaning) {
-  long long v = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  std::ostringstream accepted;
-  accepted << "expected " << meaning << ", an integer from " << min << " to " << max;
-  if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
-    reject(setting, text, accepted.str());
-  return v;
-}
-
-std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
-                            std::size_t max) {
-  std::ostringstream accepted;
-  accepted << "expected a size in bytes with an optional K, M or G suffix (binary), from " << min << " to "
-           << max << ", e.g. 512K";
-  if (text.empty()) reject(setting, text, accepted.str());
-  std::size_t scale = 1;
-  std::string_view digits = text;
-  switch (text.back()) {
-    case 'k': case 'K': scale = std::size_t{1} << 10; digits.remove_suffix(1); break;
-    case 'm': case 'M': scale = std::size_t{1} << 20; digits.remove_suffix(1); break;
-    case 'g': case 'G': scale = std::size_t{1} << 30; digits.remove_suffix(1); break;
-    default: break;
-  }
-  unsigned long long v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
-      v > max / scale || v * scale < min || v * scale > max)
-    reject(setting, text, accepted.str());
-  return static_cast<std::size_t>(v * scale);
-}
 
 settings resolve_settings(const runtime_options& o) {
   settings s;
@@ -128,7 +88,7 @@ settings resolve_settings(const runtime_options& o) {
   if (s.simulate) {
     s.machine = sim::find_machine(machine.empty() ? "host" : machine);
     if (!topo_text.empty())
-      reject(o.topology.empty() ? "LOCUS_TOPOLOGY" : "runtime_options::topology", topo_text,
+      reject_setting(o.topology.empty() ? "LOCUS_TOPOLOGY" : "runtime_options::topology", topo_text,
              "no topology with the simulator: it simulates the machine LOCUS_MACHINE names (" +
                  s.machine->name + ", " + s.machine->topo.description + ")");
     s.topo = s.machine->topo;
@@ -136,18 +96,18 @@ settings resolve_settings(const runtime_options& o) {
       char* end = nullptr;
       const double gbps = std::strtod(v.c_str(), &end);
       if (end != v.c_str() + v.size() || !(gbps >= 0) || gbps > 1e6)
-        reject("LOCUS_SIM_BANDWIDTH", v,
+        reject_setting("LOCUS_SIM_BANDWIDTH", v,
                "expected the bandwidth of each memory controller in GB/s, a number from 0 (no limit) to 1e6");
       s.machine->memory_controller_gbps = gbps;
     }
     if (const std::string v = env("LOCUS_SIM_BLOCK"); !v.empty()) {
       s.sim_block_bytes = parse_byte_size("LOCUS_SIM_BLOCK", v, 1, 4096);
       if ((s.sim_block_bytes & (s.sim_block_bytes - 1)) != 0)
-        reject("LOCUS_SIM_BLOCK", v, "expected a power of two from the cache line to 4K (bytes)");
+        reject_setting("LOCUS_SIM_BLOCK", v, "expected a power of two from the cache line to 4K (bytes)");
     }
   } else {
     if (!machine.empty())
-      reject(machine_setting, machine,
+      reject_setting(machine_setting, machine,
              "a machine only with the simulator: set LOCUS_ENGINE=sim (runtime_options::engine = \"sim\") too");
     s.topo = topo_text.empty() || topo_text == "host" ? discover_host() : parse_topology(topo_text);
   }
@@ -157,7 +117,7 @@ settings resolve_settings(const runtime_options& o) {
 
   if (o.workers != 0) {
     if (o.workers < 0 || o.workers > 4096)
-      reject("runtime_options::workers", std::to_string(o.workers),
+      reject_setting("runtime_options::workers", std::to_string(o.workers),
              "expected the number of workers, an integer from 1 to 4096");
     s.workers = o.workers;
   } else if (const std::string w = env("LOCUS_WORKERS"); !w.empty()) {
@@ -172,7 +132,7 @@ settings resolve_settings(const runtime_options& o) {
   if (find_policy(s.policy) == nullptr) {
     std::string accepted = "unknown scheduling policy; accepted:";
     for (const auto& n : policy_names()) accepted += " " + n;
-    reject(o.policy.empty() ? "LOCUS_POLICY" : "runtime_options::policy", s.policy, accepted);
+    reject_setting(o.policy.empty() ? "LOCUS_POLICY" : "runtime_options::policy", s.policy, accepted);
   }
 
   if (o.stack_size != 0) {
@@ -226,7 +186,7 @@ settings resolve_settings(const runtime_options& o) {
   if (stats == "1" || stats == "summary") s.stats_at_exit = "summary";
   else if (stats == "json" || (stats.rfind("json:", 0) == 0 && stats.size() > 5)) s.stats_at_exit = stats;
   else if (!stats.empty() && stats != "0")
-    reject("LOCUS_STATS", stats,
+    reject_setting("LOCUS_STATS", stats,
            "expected 0 (off), 1 or summary (a table on stderr when the pool stops), json (one JSON object on "
            "stderr) or json:FILE (the JSON object written to FILE)");
 
@@ -243,7 +203,7 @@ settings resolve_settings(const runtime_options& o) {
   }
   if (o.arena_max != 0) {
     if (o.arena_max < 1 || o.arena_max > 4096)
-      reject("runtime_options::arena_max", std::to_string(o.arena_max),
+      reject_setting("runtime_options::arena_max", std::to_string(o.arena_max),
              "expected how many arenas may exist at once, the default arena included, an integer from 1 to 4096");
     s.arena_max = o.arena_max;
   } else if (const std::string v = env("LOCUS_ARENA_MAX"); !v.empty()) {
@@ -260,7 +220,7 @@ settings resolve_settings(const runtime_options& o) {
     // Said now rather than when the pool stops and the run is over.
     std::FILE* probe = std::fopen(s.trace_path.c_str(), "a");
     if (probe == nullptr)
-      reject(o.trace.empty() ? "LOCUS_TRACE" : "runtime_options::trace", s.trace_path,
+      reject_setting(o.trace.empty() ? "LOCUS_TRACE" : "runtime_options::trace", s.trace_path,
              "cannot create this file; expected the path of a file to write the trace to");
     std::fclose(probe);
   }

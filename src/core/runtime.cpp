@@ -9,6 +9,7 @@
 #include "core/fences.hpp"
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
+#include "memory/pool_view.hpp"
 #include "fiber/sanitizers.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
@@ -61,6 +62,11 @@ struct stop_at_exit {
 }  // namespace
 
 [[gnu::noinline]] worker_view* current_worker() noexcept { return t_worker; }
+trace::traced_worker& trace::traced(worker_view& w) noexcept { return static_cast<worker&>(w); }
+pool_view view_of_pool() {
+  runtime_state& rt = pool();
+  return {rt.cfg.topo, rt.places};
+}
 void bind_thread_to_worker(worker* w) noexcept { t_worker = w; }
 
 runtime_state* pool_if_started() noexcept { return g_pool.load(std::memory_order_acquire); }
