@@ -128,8 +128,8 @@ page_mapping map_partitioned(std::size_t count, std::size_t element_bytes) {
 
 void move_to_places(void* data, std::size_t count, std::size_t element_bytes) {
   if (count == 0) return;
-  detail::partition_range("locus::move_to_places", detail::view_of_pool(), static_cast<char*>(data), count, element_bytes,
-                          true);
+  detail::partition_range("locus::move_to_places", detail::view_of_pool(), static_cast<char*>(data), count,
+                          element_bytes, true);
 }
 
 namespace detail {
