@@ -12,8 +12,7 @@
 #include <vector>
 
 #include <locus/locus.hpp>
-
-#include "../tools/program.hpp"
+#include <locus_support/program.hpp>
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/runtime_state.hpp"
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
 #include "support/message_of.hpp"
 #include "support/random_tree.hpp"

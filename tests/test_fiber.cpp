@@ -6,7 +6,7 @@
 #include <atomic>
 #include <thread>
 
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 #include "locus/locus.hpp"
 
 using namespace locus::detail;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/runtime_state.hpp"
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "engine/random.hpp"
 #include "locus/locus.hpp"
 #include "policy/numa_ws/numa_ws.hpp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The shipped programs with bad settings and flags: each must print exactly
 # one line on stderr that names the setting or flag and its value, and exit
-# with status 2 (tools/program.hpp); settings a program could override are
+# with status 2 (locus_support/program.hpp); settings a program could override are
 # honoured or rejected, never dropped; LOCUS_STATS takes only its documented
 # values; locus-bench creates --out's directory itself and records where its
 # results come from.

@@ -183,7 +183,7 @@ TEST(SimEngine, FirstTouchHomesPagesOnTheTouchingNode) {
 // twice. The simulated page number is a page's color (the caches index sets
 // by it): numbered in plain touch order, a worker's pages strode by about
 // the worker count, a multiple of the L2's 8 colors, and fell on one or two
-// of them, so the reads missed L2. Colored pages (sim_engine::colored_page)
+// of them, so the reads missed L2. Colored pages (sim::page_map::colored_page)
 // keep nearly all of them in L2.
 TEST(SimEngine, PagesFirstTouchedTogetherSpreadOverTheCacheSets) {
   constexpr int workers = 32;

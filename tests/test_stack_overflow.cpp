@@ -1,4 +1,4 @@
-// Whole-process tests of the stack guard (src/core/stack_guard.cpp): each
+// Whole-process tests of the stack guard (src/fiber/stack_guard.cpp): each
 // case runs in a forked child whose stderr is captured, and the parent
 // checks how the child ended (the message, death by the signal) and that it
 // ended at all: a fault handler that deadlocks would show as a child still
@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
 
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
 #include "support/random_tree.hpp"
 

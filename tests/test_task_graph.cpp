@@ -24,7 +24,7 @@
 
 #include "locus/detail/deque.hpp"
 #include "locus/locus.hpp"
-#include "core/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
+#include "fiber/sanitizers.hpp"  // LOCUS_ASAN, LOCUS_TSAN
 #include "policy/nabbitc/color_sets.hpp"
 #include "common/graph_colors.hpp"  // bench::block_color, bench::g_colors
 

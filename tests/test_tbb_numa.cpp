@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
 #include "support/random_tree.hpp"
 

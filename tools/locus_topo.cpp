@@ -9,16 +9,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
+#include <vector>
 
-#include "core/config.hpp"
-#include "policy/numa_ws/numa_ws.hpp"
-#include "topology/topology.hpp"
-#include "program.hpp"
+#include <locus/runtime.hpp>
+#include <locus_support/machine_report.hpp>
+#include <locus_support/program.hpp>
+#include <locus_support/settings.hpp>
 
 namespace {
-
-namespace topo = locus::detail;
 
 constexpr std::string_view usage =
     "usage: locus-topo [--topology STR] [--places KIND] [--workers N] [--json] [--help]\n"
@@ -81,29 +79,30 @@ options parse_args(int argc, char** argv) {
   return opts;
 }
 
-// The runtime's settings with the flags in place of their variables: the
+// The runtime's options with the flags in place of their variables: the
 // flags are checked here, so that an error names the flag; every LOCUS_*
 // setting is then checked as the runtime checks it, and under
 // LOCUS_ENGINE=sim the topology is the simulated machine's.
-topo::settings resolve(const options& opts) {
+locus::runtime_options resolve(const options& opts) {
   locus::runtime_options o;
   if (opts.topology) {
     if (const auto engine = locus_program::from_env("LOCUS_ENGINE"); engine && engine->value == "sim")
       throw std::invalid_argument("--topology " + *opts.topology + ": not with " + engine->quoted() +
                                   ", which simulates the machine LOCUS_MACHINE names");
-    if (*opts.topology != "host") topo::parse_topology(*opts.topology, "--topology");
+    if (*opts.topology != "host") locus_support::check_topology(*opts.topology, "--topology");
     o.topology = *opts.topology;
   }
   if (opts.places) {
-    topo::parse_place_kind(*opts.places, "--places");
+    locus_support::check_place_kind(*opts.places, "--places");
     o.places = *opts.places;
   }
   if (opts.workers)
     o.workers = static_cast<int>(locus_program::parse_integer({"--workers", *opts.workers}, 1,
                                                               locus_program::max_workers, "the number of workers"));
-  if (opts.steal_weights) topo::parse_steal_weights("--steal-weights", *opts.steal_weights);
+  if (opts.steal_weights) locus_support::numa_ws_steal_weights("--steal-weights", *opts.steal_weights);
   if (const auto m = locus_program::from_env("LOCUS_MACHINE")) locus_program::check_machine(*m);
-  return topo::resolve_settings(o);
+  locus_support::resolve_settings(o);
+  return o;
 }
 
 int run(int argc, char** argv) {
@@ -112,25 +111,21 @@ int run(int argc, char** argv) {
     std::cout << usage;
     return 0;
   }
-  const topo::settings cfg = resolve(opts);
-  // As the runtime places them: a simulated machine's workers have its cores.
-  const int host_cpus = cfg.simulate ? cfg.topo.num_cores() : static_cast<int>(std::thread::hardware_concurrency());
-  const topo::topology& machine = cfg.topo;
-  const int workers = cfg.workers;
-  const topo::placement placement = topo::make_placement(machine, cfg.places, workers, host_cpus, cfg.pack);
+  const locus::runtime_options o = resolve(opts);
   // numa-ws's option, whichever policy runs: the flag, else LOCUS_STEAL_WEIGHTS
   // (checked with the settings above), else its default.
   const auto env_weights = locus_program::from_env("LOCUS_STEAL_WEIGHTS");
   const std::vector<double> weights =
-      opts.steal_weights ? topo::parse_steal_weights("--steal-weights", *opts.steal_weights)
-      : env_weights      ? topo::parse_steal_weights("LOCUS_STEAL_WEIGHTS", env_weights->value)
-                         : topo::parse_steal_weights("steal_weights", topo::default_steal_weights);
-  // numa-ws (section III-B): where a thief at each place looks for work.
-  std::vector<std::vector<double>> steal(static_cast<std::size_t>(placement.num_places));
-  for (int p = 0; p < placement.num_places; ++p)
-    steal[static_cast<std::size_t>(p)] = topo::place_steal_probabilities(placement, weights, p);
+      opts.steal_weights ? locus_support::numa_ws_steal_weights("--steal-weights", *opts.steal_weights)
+      : env_weights      ? locus_support::numa_ws_steal_weights("LOCUS_STEAL_WEIGHTS", env_weights->value)
+                         : locus_support::numa_ws_steal_weights("steal_weights",
+                                                                locus_support::numa_ws_default_steal_weights());
+  // The machine, where the workers go, and (numa-ws, section III-B) where a
+  // thief at each place looks for work.
+  const locus_support::machine_report report = locus_support::describe_machine(o, weights);
+  const auto& steal = report.numa_ws_steal;
   if (opts.json) {
-    std::string json = topo::to_json(machine, placement);
+    std::string json = report.json;
     json.pop_back();  // the closing brace
     // "derived": weights from the distance matrix (an empty list), else the given ones.
     json += std::string(",\"numa_ws_steal\":{\"derived\":") + (weights.empty() ? "true" : "false") + ",\"weights\":[";
@@ -143,7 +138,7 @@ int run(int argc, char** argv) {
     }
     std::cout << json << "]}}\n";
   } else {
-    std::cout << topo::describe(machine, placement);
+    std::cout << report.text;
     if (weights.empty()) {
       std::cout << "numa-ws steals: weights derived from the distances (rank r: 1/(r+1)^2 of the steals)";
     } else {

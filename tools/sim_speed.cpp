@@ -25,10 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "locus/locus.hpp"
-#include "program.hpp"
-#include "sim/machine_model.hpp"
-#include "sim/memory_model.hpp"
+#include <locus/locus.hpp>
+#include <locus_support/memory_model_sweep.hpp>
+#include <locus_support/program.hpp>
 
 namespace {
 
@@ -83,34 +82,16 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
 }
 
 result sweep_model(const std::string& machine, int workers, std::size_t bytes, int passes) {
-  namespace sim = locus::detail::sim;
-  const sim::machine_model model = sim::find_machine(machine);
-  sim::memory_model memory(model);
-  const int cores = std::min(workers, model.topo.num_cores());
-  const std::uint64_t page = memory.page_bytes();
-  const std::uint64_t pages = bytes / 2 / page;  // of the input; the output follows it
-  const std::uint64_t out_base = pages * page;
-  const std::uint64_t share = (pages + static_cast<std::uint64_t>(cores) - 1) / static_cast<std::uint64_t>(cores);
+  locus_support::memory_model_sweep model(machine, workers, bytes);
   const double cpu_start = process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
-  double accesses = 0;
-  for (int pass = 0; pass < passes; ++pass)
-    for (std::uint64_t step = 0; step < share; ++step)
-      for (int core = 0; core < cores; ++core) {
-        const std::uint64_t p = static_cast<std::uint64_t>(core) * share + step;
-        if (p >= pages) continue;
-        accesses += static_cast<double>(memory.access(core, p * page, page, sim::access_kind::read).accesses());
-        accesses += static_cast<double>(
-            memory.access(core, out_base + p * page, page, sim::access_kind::write).accesses());
-      }
+  const double accesses = model.run(passes);
   result r;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.cpu_s = process_cpu_seconds() - cpu_start;
   r.accesses = accesses;
-  r.block_bytes = memory.block_bytes();
-  for (int core = 0; core < cores; ++core)
-    r.simulated_s = std::max(r.simulated_s, static_cast<double>(memory.counters(core).total_cycles));
-  r.simulated_s /= model.clock_ghz * 1e9;
+  r.block_bytes = model.block_bytes();
+  r.simulated_s = model.simulated_seconds();
   return r;
 }
 

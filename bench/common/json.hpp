@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <string>
 
-#include "util/json_string.hpp"
+#include <locus_support/json.hpp>
 
 namespace json {
 
-inline std::string quote(const std::string& s) { return locus::detail::json_string(s); }
+inline std::string quote(const std::string& s) { return locus_support::json_string(s); }
 
 class object {
  public:

@@ -16,8 +16,7 @@
 #include <vector>
 
 #include <locus/locus.hpp>
-
-#include "../../tools/program.hpp"
+#include <locus_support/program.hpp>
 
 long parallel_fib_fork_join(int n);
 long parallel_fib_spawn(int n);

@@ -30,8 +30,7 @@
 #include <vector>
 
 #include <locus/annotate.hpp>
-
-#include "util/malloc_allocator.hpp"
+#include <locus_support/malloc_allocator.hpp>
 
 namespace bench {
 void use_deterministic_heap();
@@ -44,7 +43,7 @@ constexpr std::size_t granule = 16;
 constexpr std::size_t header = 16;  // the size class, before each small block
 constexpr std::size_t chunk_bytes = 4u << 20;
 
-using locus::detail::malloc_allocator;  // the simulator's too
+using locus_support::malloc_allocator;  // as the simulator's
 template <class T>
 using malloc_vector = std::vector<T, malloc_allocator<T>>;
 

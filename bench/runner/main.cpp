@@ -9,7 +9,7 @@
 //
 // Everything the command line and the LOCUS_* settings say is checked before
 // anything runs; a usage or configuration error is one line on stderr and
-// exit status 2 (tools/program.hpp).
+// exit status 2 (locus_support/program.hpp).
 #include <omp.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
@@ -31,14 +31,14 @@
 #include <thread>
 #include <vector>
 
-#include "../../tools/program.hpp"
+#include <locus_support/program.hpp>
+#include <locus_support/settings.hpp>
+
 #include "common/contender.hpp"
 #include "common/harness.hpp"
 #include "common/json.hpp"
 #include "common/places.hpp"
-#include "core/config.hpp"
 #include "runner/provenance.hpp"
-#include "topology/topology.hpp"
 
 namespace bench {
 void use_deterministic_heap();
@@ -284,7 +284,7 @@ options parse(int argc, char** argv) {
     if (o.workers.empty()) w->reject("expected worker counts separated by commas, e.g. 1,2");
   }
   if (const auto p = flag_or_env("--places", places_flag, "LOCUS_PLACES")) {
-    locus::detail::parse_place_kind(p->value, p->name);
+    locus_support::check_place_kind(p->value, p->name);
     o.places = p->value;
   }
   if (const auto env = locus_program::from_env("LOCUS_PACK")) {
@@ -311,10 +311,10 @@ options parse(int argc, char** argv) {
   // Every other LOCUS_* setting, checked as the runtime will read it (and,
   // under the simulator, the machine's core count for the default workers).
   const int most = o.workers.empty() ? 1 : *std::max_element(o.workers.begin(), o.workers.end());
-  const auto cfg = locus::detail::resolve_settings(
+  const auto cfg = locus_support::resolve_settings(
       runtime_options_for(o, bench::parse_variant("locus:" + (o.policy.empty() ? "ws" : o.policy)), most));
   if (o.workers.empty()) {
-    if (o.simulate) o.workers = {1, cfg.topo.num_cores()};
+    if (o.simulate) o.workers = {1, cfg.cores};
     else
       for (unsigned p = 1; p <= std::max(1u, std::thread::hardware_concurrency()); ++p)
         o.workers.push_back(static_cast<int>(p));

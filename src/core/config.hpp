@@ -13,6 +13,7 @@
 #include "locus/runtime.hpp"
 #include "sim/machine_model.hpp"
 #include "topology/topology.hpp"
+#include "util/parse_setting.hpp"
 
 namespace locus::detail {
 
@@ -79,11 +80,5 @@ struct settings {
 };
 
 settings resolve_settings(const runtime_options& options);
-
-// Parsers shared with tools and tests. Each throws config_error.
-long long parse_integer(std::string_view setting, std::string_view text, long long min, long long max,
-                        std::string_view meaning);
-std::size_t parse_byte_size(std::string_view setting, std::string_view text, std::size_t min,
-                            std::size_t max);
 
 }  // namespace locus::detail

@@ -2,7 +2,7 @@
 // scheduler when a fresh fiber starts with a message.
 #pragma once
 
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 #include "locus/detail/worker_view.hpp"
 
 namespace locus::detail {

@@ -10,8 +10,9 @@
 #include "core/fences.hpp"
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 #include "locus/hints.hpp"
+#include "memory/pool_view.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
 #include "locus/stats.hpp"
@@ -63,13 +64,13 @@ struct stop_at_exit {
 }  // namespace
 
 [[gnu::noinline]] worker_view* current_worker() noexcept { return t_worker; }
+trace::traced_worker& trace::traced(worker_view& w) noexcept { return static_cast<worker&>(w); }
+pool_view view_of_pool() {
+  runtime_state& rt = pool();
+  return {rt.cfg.topo, rt.places};
+}
 void bind_thread_to_worker(worker* w) noexcept { t_worker = w; }
 
-thread_identity save_thread_identity() noexcept { return {t_worker, running_fiber()}; }
-void restore_thread_identity(const thread_identity& id) noexcept {
-  t_worker = static_cast<worker*>(id.worker);
-  set_running_fiber(id.running);
-}
 runtime_state* pool_if_started() noexcept { return g_pool.load(std::memory_order_acquire); }
 
 runtime_state& pool() {
@@ -81,11 +82,20 @@ runtime_state& pool() {
 }
 
 namespace {
+// The core's per-thread identity, for an engine that runs several workers
+// on one thread (engine.hpp, thread_identity_ops).
+thread_identity save_thread_identity() noexcept { return {t_worker, running_fiber()}; }
+void restore_thread_identity(const thread_identity& id) noexcept {
+  t_worker = static_cast<worker*>(id.worker);
+  set_running_fiber(id.running);
+}
+
 engine_config engine_settings(const settings& cfg) {
   engine_config e;
   if (cfg.simulate) e.simulated_machine = cfg.machine;
   e.sim_block_bytes = cfg.sim_block_bytes;
   e.seed = cfg.seed;
+  e.identity = {&save_thread_identity, &restore_thread_identity};
   return e;
 }
 

@@ -10,7 +10,7 @@
 
 #include "core/arenas.hpp"
 #include "core/config.hpp"
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 #include "core/worker.hpp"
 #include "engine/engine.hpp"
 #include "locus/stats.hpp"

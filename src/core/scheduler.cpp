@@ -199,6 +199,16 @@ search_result lend_to_starving(runtime_state& rt, worker& w) {
 }
 
 // Returns a frame to run, or nullptr when the pool is stopping.
+// How a trace draws where a search found its frame (trace/events.hpp).
+trace::found_by traced_as(found_at where) {
+  switch (where) {
+    case found_at::steal: return trace::found_by::steal;
+    case found_at::roots: return trace::found_by::roots;
+    case found_at::posted: return trace::found_by::posted;
+    default: return trace::found_by::here;
+  }
+}
+
 frame* find_work(worker& w) {
   runtime_state& rt = *w.rt;
   engine& eng = *rt.eng;
@@ -232,7 +242,7 @@ frame* find_work(worker& w) {
     if (found.f == nullptr) found = raid_posted(rt, w);
     if (found.f == nullptr && rt.arenas.engaged()) [[unlikely]] found = lend_to_starving(rt, w);
     if (found.f != nullptr) {
-      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found.where);
+      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, traced_as(found.where));
       w.warm = true;
       const bool stolen = found.where == found_at::steal;
       leave_searching(rt, w, stolen || found.where == found_at::roots);
@@ -243,7 +253,7 @@ frame* find_work(worker& w) {
       return found.f;
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
-      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, found_at::nothing);
+      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, trace::found_by::here);
       end_stealing();  // for good: a pool started later must not see us as a thief
       leave_searching(rt, w, false);
       return nullptr;

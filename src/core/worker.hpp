@@ -8,19 +8,17 @@
 #include <new>
 #include <vector>
 
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 #include "core/inbox.hpp"
 #include "engine/random.hpp"
 #include "policy/spi/policy_context.hpp"
 #include "locus/detail/span_hooks.hpp"
 #include "locus/detail/worker_view.hpp"
+#include "trace/traced_worker.hpp"
 
 namespace locus::detail {
 
 struct runtime_state;
-namespace trace {
-struct worker_log;
-}
 
 // NUMA-WS section II: every moment of a worker is work, scheduling or idle.
 enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
@@ -38,10 +36,14 @@ struct worker_counters {
   owner_counter policy[max_policy_counters];
 };
 
-struct worker : worker_view {
+// Also what the trace sees of it (trace::traced_worker: its log, the
+// steal counters, the start of the last steal attempt).
+struct worker : worker_view, trace::traced_worker {
   worker(runtime_state& rt, int id, int place, fiber_pool& pool) : rt(&rt), fibers(pool) {
     this->id = id;
     this->place = place;
+    steal_attempts = &counters.steal_attempts;
+    steals = &counters.steals;
   }
   ~worker() {
     for (auto& list : free_jobs)
@@ -58,9 +60,6 @@ struct worker : worker_view {
   // the release in its message), taken by whoever arrives.
   fiber* pending_release = nullptr;
   rng64 rng;
-  // This worker's trace log (src/trace/recorder.hpp) while tracing; written
-  // only behind hooks & hook_trace.
-  trace::worker_log* trace_log = nullptr;
   // LOCUS_SPAN: the measure of the task running here (null outside a root)
   // and the root's own, kept here because a root runs to its end on the
   // worker that took it (nothing is stolen in that mode).
@@ -80,7 +79,6 @@ struct worker : worker_view {
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;
-  std::uint64_t attempt_start_ns = 0;  // the last steal attempt (policy_context::steal_attempt)
   std::uint64_t activity_since_ns = 0;
   std::atomic<std::uint8_t> published_activity{static_cast<std::uint8_t>(activity::idle)};
   std::atomic<std::uint64_t> published_since_ns{0};

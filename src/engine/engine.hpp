@@ -48,13 +48,19 @@ struct cost_id {
 
 // What the core keeps per thread (which worker, which fiber runs). An
 // engine that runs several workers on one thread saves and restores it
-// when it switches between them (defined in core).
+// when it switches between them.
 struct thread_identity {
   void* worker = nullptr;
   fiber* running = nullptr;
 };
-thread_identity save_thread_identity() noexcept;
-void restore_thread_identity(const thread_identity& id) noexcept;
+// How to save and restore it: two functions the core implements and hands
+// over in engine_config, so that the engine names no core file (the
+// interface is the engine's; the arrow runs core -> engine). Two function
+// pointers rather than a class: the core has nothing else to say here.
+struct thread_identity_ops {
+  thread_identity (*save)() noexcept = nullptr;
+  void (*restore)(const thread_identity& id) noexcept = nullptr;
+};
 
 class engine {
  public:
@@ -127,6 +133,7 @@ struct engine_config {
   std::optional<sim::machine_model> simulated_machine;
   std::size_t sim_block_bytes = 0;  // the simulator's unit of access; 0: the cache line
   long long seed = -1;              // < 0: random per run (the simulator then uses 1)
+  thread_identity_ops identity;     // the core's; the simulator switches it with its workers
 };
 // The engine factory (engine/make_engine.cpp): the core names no concrete engine.
 std::unique_ptr<engine> make_engine(const engine_config& config);

@@ -10,7 +10,8 @@ std::unique_ptr<engine> make_engine(const engine_config& config) {
   memory.block_bytes = config.sim_block_bytes;
   // Seed 1 by default, so that simulated runs repeat.
   return std::make_unique<sim_engine>(*config.simulated_machine,
-                                      config.seed >= 0 ? static_cast<std::uint64_t>(config.seed) : 1, memory);
+                                      config.seed >= 0 ? static_cast<std::uint64_t>(config.seed) : 1, memory,
+                                      config.identity);
 }
 
 }  // namespace locus::detail

@@ -6,8 +6,9 @@
 // earliest (ties to the lower id), and a worker gives way as soon as an
 // engine call leaves it behind another. Time passes only when it is charged:
 //   - the work a task declares (locus::touch and touch_indexed through the
-//     memory model, their misses overlapped and queued at the controllers
-//     and links they use; locus::compute),
+//     simulator's memory front end, sim/access_path.hpp: the memory model,
+//     misses overlapped and queued at the controllers and links they use;
+//     locus::compute),
 //   - the scheduling operations the core reports (steal attempts and
 //     mailbox operations by NUMA distance, fiber switches, sleep, wake, a
 //     spin step), and each spawn's deque push and pop, read lazily from the
@@ -17,9 +18,8 @@
 // quiescent, and only then does a thread outside the pool act on it
 // (from_outside), so the same program gives the same simulated run.
 //
-// Addresses reach the memory model through a page map that numbers pages in
-// the order they are first touched, so a run does not depend on where the
-// OS placed the program's memory (address-space layout randomization).
+// This file is the virtual time (whose turn it is, sleeping, waking, the
+// costs of scheduling); what a touch costs is sim/access_path.hpp's.
 #pragma once
 
 #include <atomic>
@@ -29,19 +29,16 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include <boost/context/detail/fcontext.hpp>
 
 #include "engine/engine.hpp"
 #include "locus/annotate.hpp"
-#include "sim/contention.hpp"
+#include "sim/access_path.hpp"
 #include "sim/machine_model.hpp"
 #include "sim/memory_model.hpp"
 #include "sim/ready_queue.hpp"
-#include "util/malloc_allocator.hpp"
 
 namespace locus::detail {
 
@@ -49,7 +46,8 @@ struct worker_view;
 
 class sim_engine final : public engine {
  public:
-  sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory = {});
+  sim_engine(sim::machine_model machine, std::uint64_t seed, const sim::memory_options& memory = {},
+             thread_identity_ops identity = {});
   ~sim_engine() override;
 
   const char* name() const override { return "sim"; }
@@ -68,7 +66,7 @@ class sim_engine final : public engine {
   fiber* home_fiber(int worker) override;
   std::vector<std::string> counter_names() const override;
   void read_counters(int worker, std::uint64_t* out) const override;
-  std::size_t access_unit_bytes() const override { return memory_.block_bytes(); }
+  std::size_t access_unit_bytes() const override { return path_.block_bytes(); }
 
   // The engine whose virtual workers run on the calling thread, or nullptr.
   static sim_engine* on_this_thread() noexcept;
@@ -95,10 +93,8 @@ class sim_engine final : public engine {
 
  private:
   enum class state : std::uint8_t { ready, running, waiting, napping, finished };
-  struct virtual_worker {
-    int core = 0;
-    int node = 0;
-    sim::cycles clock = 0;
+  // Its core, node, clock and access counters are the access path's issuer.
+  struct virtual_worker : sim::issuer {
     state st = state::ready;
     fiber* stack = nullptr;   // the engine's stack its body starts on
     fiber* on = nullptr;      // the fiber it was running when it last gave way
@@ -107,12 +103,6 @@ class sim_engine final : public engine {
     sim::cycles deadline = 0;  // napping: when the timer fires
     worker_view* view = nullptr;
     std::uint64_t spawns_charged = 0;
-    std::atomic<std::uint64_t> served[sim::served_by_count] = {};
-    std::atomic<std::uint64_t> writebacks{0};     // the memory model's coherence traffic,
-    std::atomic<std::uint64_t> invalidations{0};  // after the served counts in counter_names()
-    // Accesses served beyond the core's private caches, by the home node
-    // of the line's page (counter_names(): beyond_private_home_<node>).
-    std::unique_ptr<std::atomic<std::uint64_t>[]> beyond_private_by_home;
   };
 
   static void virtual_thread_entry(boost::context::detail::transfer_t t);
@@ -122,6 +112,8 @@ class sim_engine final : public engine {
   void settle_spawns(virtual_worker& w);
   // Gives way if another worker's clock is now earlier.
   void yield_if_behind();
+  // yield_if_behind for the access path, between the batches of a touch.
+  sim::between_batches give_way_between_batches();
   // yield_if_behind's switch, out of line: the queue's first runs, `me`
   // takes its place.
   void give_way(virtual_worker& me);
@@ -137,12 +129,12 @@ class sim_engine final : public engine {
   void make_ready(int id, sim::cycles at);
   // NUMA distance from the worker's node to other's (local when other < 0).
   int distance_to(const virtual_worker& me, int other) const;
-  std::uint64_t simulated_address(std::uint64_t address, bool assign);
   sim::cycles to_cycles(std::uint64_t ns) const;
   std::uint64_t to_ns(sim::cycles c) const;
 
   sim::machine_model machine_;
-  sim::memory_model memory_;
+  sim::access_path path_;  // the memory front end
+  thread_identity_ops identity_;  // the core's, switched with the workers
   std::vector<sim::operation_cost> declared_;  // by cost_id
   std::uint64_t base_seed_;
   std::function<void(int)> body_;
@@ -163,46 +155,6 @@ class sim_engine final : public engine {
   bool in_outside_call_ = false;
   sim::cycles quiescent_at_ = 0;
   std::atomic<std::uint64_t> outside_ns_{0};
-
-  // What a batch of accesses (a page of a touch, a group of gathered
-  // elements) was served by: counts and cycles, and the blocks that came
-  // from each node's DRAM and from other L3s by node, for the bandwidth
-  // model.
-  struct batch {
-    sim::access_counts counts;
-    std::vector<std::uint64_t> dram_by_home;
-    std::vector<std::uint64_t> l3_by_node;
-    std::vector<std::uint64_t> writeback_by_home;  // dirty blocks written back, by home node
-    std::vector<std::uint64_t> beyond_private_by_home;  // served beyond the private caches, by home node
-    void clear();
-  };
-  // Runs [address, address + bytes) through the memory model, page by
-  // page, adding to `into`.
-  void access_range(virtual_worker& me, std::uint64_t address, std::uint64_t bytes, sim::access_kind kind,
-                    batch& into);
-  // Charges a batch issued at me.clock (memory-level parallelism, the
-  // prefetcher when `sequential`, the queues of sim/contention.hpp) and
-  // counts it; `tail` carries the latency of the last misses still in
-  // flight, which the caller adds when the touch ends.
-  void charge_batch(virtual_worker& me, const batch& b, bool sequential, double& tail);
-  void count_served(virtual_worker& me, const batch& b);
-
-  sim::contention contention_;
-  batch batch_;  // reused, so that a touch allocates nothing
-  // Real page -> simulated page, numbered in first-touch order and colored
-  // (colored_page). Its memory comes from malloc: forget_pages, which a
-  // program's operator delete may call, erases from it
-  // (util/malloc_allocator.hpp).
-  std::unordered_map<std::uint64_t, std::uint64_t, std::hash<std::uint64_t>, std::equal_to<std::uint64_t>,
-                     malloc_allocator<std::pair<const std::uint64_t, std::uint64_t>>>
-      page_map_;
-  // The simulated page of the n-th page first touched (its color: see the
-  // definition).
-  static std::uint64_t colored_page(std::uint64_t n);
-  std::uint64_t last_real_page_ = ~std::uint64_t{0};
-  std::uint64_t last_sim_page_ = 0;
-  std::uint64_t next_sim_page_ = 1;
-  int page_shift_ = 12;
 };
 
 }  // namespace locus::detail

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "core/runtime_state.hpp"
 #include "locus/annotate.hpp"
 #include "locus/distribution.hpp"
 #include "locus/memory.hpp"
 #include "memory/mapping.hpp"
 #include "memory/node_policy.hpp"
 #include "memory/place_nodes.hpp"
+#include "memory/pool_view.hpp"
 
 namespace locus {
 namespace detail {
@@ -38,9 +38,9 @@ void place_range(std::string_view call, const place_nodes& nodes, void* address,
 // that place, or -1 to leave the page alone. Runs of pages with one place
 // go in one call.
 template <class PlaceOf>
-void place_by_element(std::string_view call, const runtime_state& rt, char* base, std::size_t count,
+void place_by_element(std::string_view call, const pool_view& pool, char* base, std::size_t count,
                       std::size_t element_bytes, bool existing, PlaceOf&& place_of) {
-  const place_nodes nodes = nodes_of_places(rt);
+  const place_nodes nodes = nodes_of_places(pool);
   const std::size_t page = page_bytes();
   const auto start = reinterpret_cast<std::uintptr_t>(base);
   const std::uintptr_t first_page = start / page * page;
@@ -54,7 +54,7 @@ void place_by_element(std::string_view call, const runtime_state& rt, char* base
   for (std::uintptr_t a = first_page; a < end; a += page) {
     const std::size_t element = a <= start ? 0 : (a - start) / element_bytes;
     const int place = place_of(element);
-    if (place >= 0) check_place(call, place, rt.places.num_places);
+    if (place >= 0) check_place(call, place, pool.places.num_places);
     if (a == first_page || place != run_place) {
       flush(a);
       run_start = a;
@@ -67,16 +67,16 @@ void place_by_element(std::string_view call, const runtime_state& rt, char* base
 // Block p of the `count` elements at `base` (place_block) to place p: page
 // k goes with the block holding its first byte; the first page of the range
 // with the first block.
-void partition_range(std::string_view call, const runtime_state& rt, char* base, std::size_t count,
+void partition_range(std::string_view call, const pool_view& pool, char* base, std::size_t count,
                      std::size_t element_bytes, bool existing) {
-  const block_distribution blocks(static_cast<std::int64_t>(count), rt.places.num_places);
-  place_by_element(call, rt, base, count, element_bytes, existing,
+  const block_distribution blocks(static_cast<std::int64_t>(count), pool.places.num_places);
+  place_by_element(call, pool, base, count, element_bytes, existing,
                    [&](std::size_t e) { return blocks.place_of(static_cast<std::int64_t>(e)); });
 }
 
 // Pages [address, address + bytes) round-robin over the places' nodes.
 void interleave_range(std::string_view call, void* address, std::size_t bytes, bool existing) {
-  const place_nodes nodes = nodes_of_places(pool());
+  const place_nodes nodes = nodes_of_places(view_of_pool());
   std::vector<int> distinct = nodes.node;
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
@@ -97,9 +97,9 @@ page_mapping map_first_touch(std::size_t count, std::size_t element_bytes) {
 
 page_mapping map_on_place(std::size_t count, std::size_t element_bytes, int place) {
   constexpr std::string_view call = "locus::alloc_on_place";
-  const runtime_state& rt = pool();
-  check_place(call, place, rt.places.num_places);
-  const place_nodes nodes = nodes_of_places(rt);
+  const pool_view pool = view_of_pool();
+  check_place(call, place, pool.places.num_places);
+  const place_nodes nodes = nodes_of_places(pool);
   page_mapping pages =
       map_pages(call, count, element_bytes, for_place(place, nodes.node[static_cast<std::size_t>(place)]));
   if (pages.bytes() > 0) place_range(call, nodes, pages.address(), pages.bytes(), place);
@@ -115,12 +115,12 @@ page_mapping map_interleaved(std::size_t count, std::size_t element_bytes) {
 
 page_mapping map_partitioned(std::size_t count, std::size_t element_bytes) {
   constexpr std::string_view call = "locus::alloc_partitioned";
-  const runtime_state& rt = pool();
-  const int places = rt.places.num_places;
-  const place_nodes nodes = nodes_of_places(rt);
+  const pool_view pool = view_of_pool();
+  const int places = pool.places.num_places;
+  const place_nodes nodes = nodes_of_places(pool);
   page_mapping pages = map_pages(call, count, element_bytes, "partitioned over " + std::to_string(places) + " places");
   if (pages.bytes() == 0) return pages;
-  partition_range(call, rt, static_cast<char*>(pages.address()), count, element_bytes, false);
+  partition_range(call, pool, static_cast<char*>(pages.address()), count, element_bytes, false);
   return pages;
 }
 
@@ -128,15 +128,15 @@ page_mapping map_partitioned(std::size_t count, std::size_t element_bytes) {
 
 void move_to_places(void* data, std::size_t count, std::size_t element_bytes) {
   if (count == 0) return;
-  detail::partition_range("locus::move_to_places", detail::pool(), static_cast<char*>(data), count, element_bytes,
-                          true);
+  detail::partition_range("locus::move_to_places", detail::view_of_pool(), static_cast<char*>(data), count,
+                          element_bytes, true);
 }
 
 namespace detail {
 void distribute_pages(void* data, std::size_t count, std::size_t element_bytes, const distribution& d) {
   if (count == 0 || d.size() == 0) return;
   const auto size = static_cast<unsigned __int128>(d.size());
-  place_by_element("locus::distribute", pool(), static_cast<char*>(data), count, element_bytes, true,
+  place_by_element("locus::distribute", view_of_pool(), static_cast<char*>(data), count, element_bytes, true,
                    [&](std::size_t e) {
                      // Element e stands for iteration floor(e * size / count).
                      const auto i = static_cast<std::int64_t>(e * size / count);
@@ -156,9 +156,9 @@ void move_interleaved(void* data, std::size_t count, std::size_t element_bytes) 
 }
 
 int place_node(int place) {
-  const detail::runtime_state& rt = detail::pool();
-  detail::check_place("locus::place_node", place, rt.places.num_places);
-  return detail::nodes_of_places(rt).node[static_cast<std::size_t>(place)];
+  const detail::pool_view pool = detail::view_of_pool();
+  detail::check_place("locus::place_node", place, pool.places.num_places);
+  return detail::nodes_of_places(pool).node[static_cast<std::size_t>(place)];
 }
 
 }  // namespace locus

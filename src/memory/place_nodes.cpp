@@ -6,16 +6,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/runtime_state.hpp"
 
 namespace locus::detail {
 
-place_nodes nodes_of_places(const runtime_state& rt) {
-  const topology& topo = rt.cfg.topo;
+place_nodes nodes_of_places(const pool_view& pool) {
+  const topology& topo = pool.topo;
   place_nodes out;
   out.on_host = !topo.is_virtual;
   const bool ask_kernel = out.on_host && numa_available() >= 0;
-  for (const auto& cores : rt.places.place_cores) {
+  for (const auto& cores : pool.places.place_cores) {
     const core_info& first = topo.cores.at(static_cast<std::size_t>(cores.front()));
     // The topology numbers nodes densely in hwloc's order; the kernel's
     // numbers may have gaps, so ask it where the core is.

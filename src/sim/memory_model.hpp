@@ -112,7 +112,7 @@ class memory_model {
   // Homes the pages overlapping [address, address + bytes) on `node`, or
   // interleaved over all nodes by page number; pages that had a home move.
   // The engine's simulated page numbers are colors, not consecutive for a
-  // real range (sim_engine::colored_page), so it interleaves a program's
+  // real range (sim::page_map::colored_page), so it interleaves a program's
   // range itself, binding page by page round robin.
   void bind(std::uint64_t address, std::uint64_t bytes, int node);
   void interleave(std::uint64_t address, std::uint64_t bytes);

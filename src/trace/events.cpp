@@ -2,7 +2,7 @@
 // (recorder.hpp). All of it runs on the worker the log belongs to.
 #include "trace/events.hpp"
 
-#include "core/runtime_state.hpp"
+#include "locus/detail/frame.hpp"
 #include "trace/recorder.hpp"
 
 #include <initializer_list>
@@ -15,7 +15,7 @@ bool g_tracing = false;
 namespace trace {
 namespace {
 
-worker_log& log_of(worker& w) { return *w.trace_log; }
+worker_log& log_of(traced_worker& w) { return *w.trace_log; }
 
 void put_counter(worker_log& L, const char* name, std::uint64_t ts, const std::int64_t (&v)[4]) {
   if (record* r = L.next()) {
@@ -31,9 +31,9 @@ void put_counter(worker_log& L, const char* name, std::uint64_t ts, const std::i
 
 // Failed steal attempts since the last flush, drawn as a step over the
 // interval they happened in (one event per interval, not one per attempt).
-void flush_failed(worker& w, worker_log& L, std::uint64_t now) {
-  const std::uint64_t attempts = w.counters.steal_attempts.read();
-  const std::uint64_t steals = w.counters.steals.read();
+void flush_failed(traced_worker& w, worker_log& L, std::uint64_t now) {
+  const std::uint64_t attempts = w.steal_attempts->read();
+  const std::uint64_t steals = w.steals->read();
   const auto failed = static_cast<std::int64_t>(attempts - L.attempts_base) -
                       static_cast<std::int64_t>(steals - L.steals_base);
   if (failed > 0) {
@@ -47,11 +47,11 @@ void flush_failed(worker& w, worker_log& L, std::uint64_t now) {
 
 // Memory accesses by level during the run of work that ends now (engines
 // that count them), as a step over that run.
-void flush_accesses(worker& w, worker_log& L, std::uint64_t now) {
+void flush_accesses(worker_log& L, std::uint64_t now) {
   if (!L.run_open) return;
   L.run_open = false;
   std::uint64_t served[4];
-  if (!L.rec->read_accesses(w.id, served)) return;
+  if (!L.rec->read_accesses(L.worker, served)) return;
   std::int64_t delta[4];
   bool any = false;
   for (int i = 0; i < 4; ++i) {
@@ -92,11 +92,11 @@ int open(worker_log& L, std::uint64_t now, slice_kind kind, const char* name, st
   return depth;
 }
 
-void start_run(worker& w, worker_log& L, std::uint64_t now) {
+void start_run(worker_log& L, std::uint64_t now) {
   if (L.run_open) return;
   L.run_open = true;
   L.run_ts = now;
-  L.rec->read_accesses(w.id, L.served_base);
+  L.rec->read_accesses(L.worker, L.served_base);
 }
 
 // An arrow from worker `from_worker` at from_ts to this worker now.
@@ -118,47 +118,47 @@ void arrow(worker_log& L, int from_worker, std::uint64_t from_ts, std::uint64_t 
 
 }  // namespace
 
-std::uint64_t now(worker& w) { return log_of(w).rec->now(); }
+std::uint64_t now(traced_worker& w) { return log_of(w).rec->now(); }
 
-void enter_scheduler(worker& w) {
+void enter_scheduler(traced_worker& w) {
   worker_log& L = log_of(w);
   const std::uint64_t t = L.rec->now();
   close_to(L, 0, t);
-  flush_accesses(w, L, t);
+  flush_accesses(L, t);
   ++L.run;
 }
 
-void search_begin(worker& w) {
+void search_begin(traced_worker& w) {
   worker_log& L = log_of(w);
   L.search_ts = L.rec->now();
-  L.attempts_base = w.counters.steal_attempts.read();
-  L.steals_base = w.counters.steals.read();
+  L.attempts_base = w.steal_attempts->read();
+  L.steals_base = w.steals->read();
   L.victim = -1;
 }
 
-void steal_attempt(worker& w, int victim) {
+void steal_attempt(traced_worker& w, int victim) {
   worker_log& L = log_of(w);
   L.victim = victim;
   L.victim_ts = w.attempt_start_ns - L.rec->origin();
 }
 
-void search_end(worker& w, found_at where) {
+void search_end(traced_worker& w, found_by where) {
   worker_log& L = log_of(w);
   flush_failed(w, L, L.rec->now());
   L.found = static_cast<std::uint8_t>(where);
 }
 
-void frame_begin(worker& w, const frame& f) {
+void frame_begin(traced_worker& w, const frame& f) {
   worker_log& L = log_of(w);
   const std::uint64_t t = L.rec->now();
-  const auto where = static_cast<found_at>(L.found);
-  L.found = static_cast<std::uint8_t>(found_at::nothing);
+  const auto where = static_cast<found_by>(L.found);
+  L.found = static_cast<std::uint8_t>(found_by::here);
   const bool job = f.kind == frame_kind::job;
   slice_kind kind = job ? slice_kind::queued : slice_kind::resumed;
   switch (where) {
-    case found_at::steal: kind = slice_kind::stolen; break;
-    case found_at::roots: kind = slice_kind::root; break;
-    case found_at::posted: kind = slice_kind::posted; break;
+    case found_by::steal: kind = slice_kind::stolen; break;
+    case found_by::roots: kind = slice_kind::root; break;
+    case found_by::posted: kind = slice_kind::posted; break;
     default: break;
   }
   std::int32_t from = -1;
@@ -166,11 +166,11 @@ void frame_begin(worker& w, const frame& f) {
     from = L.victim;
     arrow(L, L.victim, L.victim_ts, t, "steal");
   }
-  start_run(w, L, t);
+  start_run(L, t);
   open(L, t, kind, nullptr, 0, 0, f.ctx.place, from);
 }
 
-void slept(worker& w, std::uint64_t since) {
+void slept(traced_worker& w, std::uint64_t since) {
   worker_log& L = log_of(w);
   const std::uint64_t t = L.rec->now();
   if (record* r = L.next()) {
@@ -187,7 +187,7 @@ void slept(worker& w, std::uint64_t since) {
   L.search_ts = t;  // failed attempts before the sleep were flushed by it
 }
 
-void named(worker& w, const char* name, int other) {
+void named(traced_worker& w, const char* name, int other) {
   worker_log& L = log_of(w);
   if (record* r = L.next()) {
     *r = {};
@@ -202,10 +202,10 @@ void named(worker& w, const char* name, int other) {
 void woke(int sleeper) {
   worker_view* v = current_worker();
   if (v == nullptr || !(v->hooks & hook_trace)) return;
-  named(static_cast<worker&>(*v), "wake", sleeper);
+  named(traced(*v), "wake", sleeper);
 }
 
-void before_sleep(worker& w) { flush_failed(w, log_of(w), log_of(w).rec->now()); }
+void before_sleep(traced_worker& w) { flush_failed(w, log_of(w), log_of(w).rec->now()); }
 
 }  // namespace trace
 
@@ -215,23 +215,22 @@ trace_token trace_begin(slice_kind kind, const char* name, std::int64_t lo, std:
                         const spawn_origin& from) noexcept {
   worker_view* v = current_worker();
   if (v == nullptr || !(v->hooks & hook_trace)) return {};
-  auto& w = static_cast<worker&>(*v);
-  trace::worker_log& L = *w.trace_log;
+  trace::worker_log& L = *trace::traced(*v).trace_log;
   const std::uint64_t t = L.rec->now();
   std::int32_t origin = -1;
   // Started away from where it was created: the arrow from the spawn.
-  if (from.worker >= 0 && from.worker != w.id) {
+  if (from.worker >= 0 && from.worker != v->id) {
     origin = from.worker;
     trace::arrow(L, from.worker, from.ts, t, "spawn");
   }
-  trace::start_run(w, L, t);
-  const int depth = trace::open(L, t, kind, name, lo, hi, w.ctx.place, origin);
+  trace::start_run(L, t);
+  const int depth = trace::open(L, t, kind, name, lo, hi, v->ctx.place, origin);
   return {v, L.run, depth};
 }
 
 void trace_end(const trace_token& t) noexcept {
   if (t.w == nullptr || current_worker() != t.w) return;
-  trace::worker_log& L = *static_cast<worker*>(t.w)->trace_log;
+  trace::worker_log& L = *trace::traced(*t.w).trace_log;
   if (L.run != t.run || L.depth <= t.depth) return;
   trace::close_to(L, t.depth, L.rec->now());
 }
@@ -239,7 +238,7 @@ void trace_end(const trace_token& t) noexcept {
 spawn_origin trace_spawn_point() noexcept {
   worker_view* v = current_worker();
   if (v == nullptr || !(v->hooks & hook_trace)) return {};
-  return {v->id, static_cast<worker*>(v)->trace_log->rec->now()};
+  return {v->id, trace::traced(*v).trace_log->rec->now()};
 }
 
 }  // namespace locus::detail

@@ -141,7 +141,7 @@ void wake_for_new_work() noexcept;
 // Boost.Context context, or (a work-first spawn's parent on x86-64) through
 // the stack pointer locus_call_on_stack saved (src/core/stack_call.hpp).
 struct continuation : frame {
-  void* fiber = nullptr;     // src/core/fiber.hpp
+  void* fiber = nullptr;     // src/fiber/fiber.hpp
   void* saved_sp = nullptr;  // non-null: resume with locus_resume_saved
 };
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/config.hpp"
+#include "util/parse_setting.hpp"
 #include "locus/errors.hpp"
 #include "topology/topology.hpp"
 

@@ -28,7 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 
 namespace locus::detail {
 namespace {

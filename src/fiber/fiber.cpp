@@ -1,4 +1,4 @@
-#include "core/fiber.hpp"
+#include "fiber/fiber.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,8 +1,8 @@
 // What the programs shipped with locus share (locus-bench, fib, locus-demo,
 // locus-topo, locus-sim-speed): a configuration or usage error becomes one
 // line on stderr, "<program>: <what was wrong>", and exit status 2, never
-// std::terminate. Included by relative path, so that it needs no include
-// directory of its own: it is the programs' code, not part of the library.
+// std::terminate. Part of locus::support (the programs' library, not the
+// runtime's); header-only, over the public API.
 //
 // Usage errors are std::invalid_argument, the base class of
 // locus::config_error, and their messages follow the library's: they name

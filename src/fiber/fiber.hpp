@@ -24,7 +24,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/sanitizers.hpp"
+#include "fiber/sanitizers.hpp"
 
 namespace locus::detail {
 

@@ -1,0 +1,2 @@
+// Part of the planted tree (src/sim/planted.cpp includes it).
+#pragma once

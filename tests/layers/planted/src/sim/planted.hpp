@@ -1,0 +1,2 @@
+// Part of the planted tree (planted.cpp): an include the rules allow.
+#pragma once
