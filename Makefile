@@ -1,13 +1,14 @@
 # Quick start:  make run   (builds, runs the demo and the first-look suite:
 #                          10 benchmarks, locus against oneTBB and OpenMP and
 #                          each policy where it acts, 1 and all cores; writes
-#                          results/report/report.html; TIME_RUN)
+#                          results/report/report.html; 3 minutes on 2
+#                          loaded AMD EPYC cores once built)
 #               make test  (builds, runs the test suite)
 # Both install missing Debian packages first (apt-get, as root).
 # Also: make bench-all (every benchmark x variant x 1..cores workers at the
-# quick sizes, TIME_ALL; results/report-all), make bench-full (paper-sized
+# quick sizes, about an hour; results/report-all), make bench-full (paper-sized
 # inputs), make bench-sim (the suite on the simulated NUMA-WS machine,
-# TIME_SIM), make demo, make test-repeat (the concurrency
+# likely over an hour now that every policy runs there), make demo, make test-repeat (the concurrency
 # tests five times over), make test-asan,
 # make test-tsan (SANITIZE_BENCH=ON: with the benchmarks), make package (the Debian package, docs/packaging.md).
 
@@ -71,7 +72,7 @@ bench-first: build
 bench-all: build
 	@mkdir -p $(RESULTS)
 	@rm -f $(RESULTS)/quick.jsonl
-	@echo "running the whole quick benchmark suite (TIME_ALL; progress and time left below)"
+	@echo "running the whole quick benchmark suite (about an hour on 2 cores; progress and time left below)"
 	@$(BUILD)/bin/locus-bench --suite all --size quick --reps $(REPS) --out $(RESULTS)/quick.jsonl
 	@echo "work and span of each benchmark (LOCUS_SPAN=1, one instrumented run each)"
 	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --size quick --variants locus:ws --reps 1 --warmup 0 \
@@ -84,8 +85,9 @@ bench-all: build
 bench-quick: bench-all
 
 # The NUMA-WS paper's benchmarks on its simulated 4 x 8 machine (SIMULATED
-# figures: docs/simulator.md), serial, ws and numa-ws on 1 and 32 workers;
-# about 6 minutes of one core.
+# figures: docs/simulator.md), serial and every policy on 1 and 32 workers
+# (207 cells): likely over an hour of one core (cg's 37 cells alone took
+# more than 15 minutes on a loaded AMD EPYC).
 bench-sim: build
 	@mkdir -p $(RESULTS)
 	@rm -f $(RESULTS)/sim.jsonl

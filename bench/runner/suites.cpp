@@ -11,8 +11,8 @@ namespace bench {
 // recursion, a task graph, a pipeline, tasks per partition. Workers 1 and
 // the number of cores, 1 warm-up and 3 timed rounds (the rounds are what
 // make the medians worth reading on a shared machine; fewer cells, not
-// fewer rounds, keep it short). Chosen by measured cost: one round of it
-// took 1:05 on 2 loaded AMD EPYC cores, so the four take about 4 minutes;
+// fewer rounds, keep it short). Chosen by measured cost: its four rounds
+// took 2:39 on 2 loaded AMD EPYC cores (make run: 3:10 with the demo);
 // cg keeps 5 of its variants (a run takes 1.2 s), and the pipeline drops
 // OpenMP's ordered loop, whose run at 2 workers took 0.3 s in one round
 // and 11.5 s in another there: under load its cost is anyone's guess
