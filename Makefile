@@ -85,13 +85,15 @@ bench-all: build
 bench-quick: bench-all
 
 # The NUMA-WS paper's benchmarks on its simulated 4 x 8 machine (SIMULATED
-# figures: docs/simulator.md), serial and every policy on 1 and 32 workers
-# (207 cells): likely over an hour of one core (cg's 37 cells alone took
-# more than 15 minutes on a loaded AMD EPYC).
+# figures: docs/simulator.md), serial, ws and numa-ws (the paper's
+# comparison) on 1 and 32 workers; about 6 minutes of one core when last
+# timed (2026-11-23). The other policies' simulated figures are in
+# docs/benchmarks.md.
 bench-sim: build
 	@mkdir -p $(RESULTS)
 	@rm -f $(RESULTS)/sim.jsonl
 	@$(BUILD)/bin/locus-bench --engine sim --machine numa-ws-4x8 --size quick --workers 1,32 \
+	  --variants serial,locus:ws,locus:numa-ws \
 	  --benchmarks cg,cilksort,heat,hull1,hull2,matmul,matmul-z,strassen,strassen-z --out $(RESULTS)/sim.jsonl
 	@LOCUS_SPAN=1 $(BUILD)/bin/locus-bench --engine sim --machine numa-ws-4x8 --size quick --workers 1,32 \
 	  --variants locus:ws --benchmarks cg,cilksort,heat,hull1,hull2,matmul,matmul-z,strassen,strassen-z \
