@@ -8,9 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/declared_bytes.hpp"
-#include "engine/engine.hpp"
 #include "locus/errors.hpp"
+#include "policy/spi/measures.hpp"
 
 namespace locus::detail::cats {
 
