@@ -45,6 +45,14 @@ void start_with(worker_view& w, group_state& g, const erased_child& c, const sha
   spawn_child(w, req);
 }
 
+// A group's first spawn (or enqueue), told to a policy that observes
+// groups. The sync of an observed group takes the slow path, which reports
+// it; `stolen` only means "sync must look", so setting it is always safe.
+void report_created(policy_base& p, worker_view& w, group_state& g) {
+  g.stolen = true;
+  p.on_group(w, group_event::created, &g);
+}
+
 }  // namespace
 
 bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_child& c, bool first,
@@ -67,12 +75,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
     queue_job(w, g, job, plan.report_to != nullptr);
     return true;
   }
-  if (first && (w.hooks & hook_task_events)) {
-    // The sync of an observed group takes the slow path, which reports it;
-    // `stolen` only means "sync must look", so setting it is always safe.
-    g.stolen = true;
-    p.on_group(w, group_event::created, &g);
-  }
+  if (first && (w.hooks & hook_task_events)) report_created(p, w, g);
   if (!parent_first && !((w.hooks & hook_spawn_order) && p.parent_first(w, false, place))) return false;
   parent_first_job* job = c.queue(c.callable, &g);
   job->ctx = w.ctx;
@@ -87,10 +90,7 @@ void enqueue_hooked(worker_view& w, group_state& g, group_hints& h, bool first) 
   // A round that starts with an enqueue opens the group as a spawn would,
   // so that the spawns after it find its context.
   if (w.hooks & hook_work_hints) open_share_round(p, w, g, h);
-  if (w.hooks & hook_task_events) {
-    g.stolen = true;
-    p.on_group(w, group_event::created, &g);
-  }
+  if (w.hooks & hook_task_events) report_created(p, w, g);
 }
 
 void group_synced_hooked(group_hints& h) {
