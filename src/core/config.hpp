@@ -39,6 +39,14 @@ struct tunables {
   // is just going to sleep; the timer bounds the cost of such a miss.
   static constexpr std::uint64_t min_nap_ns = 200'000;
   static constexpr std::uint64_t max_nap_ns = 10'000'000;
+  // Poll services (locus::mpi's requests, detail/poll_service.hpp): a busy
+  // worker polls at a scheduling point once this long has passed since its
+  // last poll, and while a task waits on a service a sleeper naps at most
+  // service_nap_ns, so a message that arrives while every worker sleeps is
+  // seen within about that long (a futex wake-up per nap: cheap next to a
+  // message's latency, and only while something is outstanding).
+  static constexpr std::uint64_t service_poll_ns = 50'000;
+  static constexpr std::uint64_t service_nap_ns = 50'000;
   // LOCUS_SPAN: what the burdened span charges where a thief would take
   // work, in ns (Cilkscale's burden is 15000 cycles, 5 us at 3 GHz).
   static constexpr std::uint64_t span_burden_ns = 5'000;

@@ -9,6 +9,7 @@
 
 #include "core/fences.hpp"
 #include "core/join.hpp"
+#include "core/poll_services.hpp"
 #include "core/runtime_state.hpp"
 #include "fiber/sanitizers.hpp"
 #include "locus/hints.hpp"
@@ -162,6 +163,7 @@ void runtime_state::build_policy_context(const policy_entry& entry) {
 }
 
 runtime_state::~runtime_state() {
+  poll_services_pool_stopping();  // a task still waiting on MPI can never resume: say so
   eng->run_from_outside([this] {
     stopping.store(true, std::memory_order_seq_cst);
     for (auto& w : workers) wake_if_parked(*this, *w);

@@ -54,6 +54,7 @@
 
 #include "core/fences.hpp"
 #include "core/join.hpp"
+#include "core/poll_services.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
 #include "trace/events.hpp"
@@ -141,9 +142,11 @@ void sleep(worker& w, std::uint64_t nap_ns) {
     trace::before_sleep(w);
     slept_at = trace::now(w);
   }
-  const bool computing = rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
+  // A task waiting on a poll service (MPI) needs somebody to poll.
+  const bool polling = poll_services_registered() && poll_services_pending();
+  const bool computing = polling || rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
   if (computing) {
-    rt.eng->wait(w.park_word, 1, nap_ns);
+    rt.eng->wait(w.park_word, 1, polling ? std::min(nap_ns, tunables::service_nap_ns) : nap_ns);
   } else {
     while (w.park_word.load(std::memory_order_acquire) == 1) rt.eng->wait(w.park_word, 1, 0);
   }
@@ -241,6 +244,9 @@ frame* find_work(worker& w) {
     if (found.f == nullptr) found = policy.find_work(w);
     if (found.f == nullptr) found = raid_posted(rt, w);
     if (found.f == nullptr && rt.arenas.engaged()) [[unlikely]] found = lend_to_starving(rt, w);
+    // Nothing to run: complete what a poll service can (an MPI request a
+    // task waits on); what it completes is found in the next round.
+    if (found.f == nullptr && poll_services_registered()) [[unlikely]] poll_services(w);
     if (found.f != nullptr) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, traced_as(found.where));
       w.warm = true;
@@ -351,6 +357,7 @@ void run_scheduler(frame* ready) {
     if (job) {
       worker& now_on = this_worker();
       if (now_on.hooks & hook_task_events) [[unlikely]] now_on.rt->policy->on_task(now_on, task_event::end, nullptr);
+      poll_services_if_due(now_on);  // a busy worker polls too, at a bounded interval
     }
   }
 }

@@ -74,6 +74,9 @@ struct worker : worker_view, trace::traced_worker {
   // Owner-only: the last search for work ended in work, not in sleep. A
   // warm worker spins longer before sleeping (scheduler.cpp, adaptive spin).
   bool warm = false;
+  // Owner-only: when this worker last polled the poll services
+  // (core/poll_services.hpp), engine time.
+  std::uint64_t last_poll_ns = 0;
   // Owner-only: the arena this worker is lent to (arenas.hpp, try_lend), or -1.
   int lent_to = -1;
 
