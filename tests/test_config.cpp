@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
+
 #include "core/config.hpp"
 #include "locus/locus.hpp"
 
@@ -101,4 +103,34 @@ TEST(Config, ByteSizes) {
   EXPECT_EQ(parse_byte_size("X", "4096", 1, 1 << 30), 4096u);
   EXPECT_THROW(parse_byte_size("X", "", 1, 10), locus::config_error);
   EXPECT_THROW(parse_byte_size("X", "K", 1, 10), locus::config_error);
+}
+
+// Per-rank output files: "%r" is the rank the MPI launcher gave the process.
+TEST(Config, RankInOutputPaths) {
+  using locus::detail::resolve_settings;
+  setenv("LOCUS_TRACE", "/tmp/locus-test-trace-%r.json", 1);
+  setenv("LOCUS_STATS", "json:/tmp/locus-test-stats-%r.json", 1);
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  const auto ranked = resolve_settings({});
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  setenv("PMI_RANK", "5", 1);
+  const auto pmi = resolve_settings({});
+  unsetenv("PMI_RANK");
+  const auto alone = resolve_settings({});  // no launcher: rank 0
+  unsetenv("LOCUS_TRACE");
+  unsetenv("LOCUS_STATS");
+  EXPECT_EQ(ranked.trace_path, "/tmp/locus-test-trace-3.json");
+  EXPECT_EQ(ranked.stats_at_exit, "json:/tmp/locus-test-stats-3.json");
+  EXPECT_EQ(pmi.trace_path, "/tmp/locus-test-trace-5.json");
+  EXPECT_EQ(alone.trace_path, "/tmp/locus-test-trace-0.json");
+  for (const char* f : {"/tmp/locus-test-trace-3.json", "/tmp/locus-test-trace-5.json", "/tmp/locus-test-trace-0.json"})
+    std::remove(f);
+}
+
+// The default worker count is the cores the process may use, which on an
+// unbound process is every core of the host topology.
+TEST(Config, DefaultWorkersAreTheAllowedCores) {
+  const auto s = locus::detail::resolve_settings({});
+  EXPECT_EQ(s.workers, s.topo.num_cores());
+  EXPECT_LE(s.workers, static_cast<int>(locus::detail::allowed_os_cpus().size()));
 }

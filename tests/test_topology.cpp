@@ -1,6 +1,7 @@
 // Topology: the virtual topology grammar, place kinds, the placement of
 // workers over places, host discovery, and the text/JSON renderings.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <string>
@@ -422,6 +423,16 @@ TEST(Placement, VirtualCoresWrapAroundHostCpus) {
   EXPECT_TRUE(make_placement(t, place_kind::numa, 3, 2).pinning_wrapped);
 }
 
+TEST(Placement, VirtualCoresPinInsideTheAllowedCpus) {
+  // A process bound to cpus 5 and 7 (taskset -c 5,7) pins a virtual
+  // topology's workers there, never on cpus 0..n-1 of the whole machine.
+  const auto t = parse_topology("1x4");
+  const auto pl = make_placement(t, place_kind::numa, 4, std::vector<int>{5, 7});
+  EXPECT_EQ(pl.worker_os_cpu, (std::vector<int>{5, 7, 5, 7}));
+  EXPECT_TRUE(pl.pinning_wrapped);
+  EXPECT_THROW(make_placement(t, place_kind::numa, 4, std::vector<int>{}), std::invalid_argument);
+}
+
 TEST(Placement, HostCoresPinToTheirOsCpu) {
   topology host;
   host.description = "host";
@@ -471,6 +482,35 @@ TEST(Placement, PlaceSpanningNodesTakesTheLargestDistance) {
 
 // ---------------------------------------------------------------------------
 // Host discovery
+
+// discover_host reads the binding of the whole process; a thread bound to
+// one cpu of a process whose other threads are not leaves the set whole, so
+// this test binds the process's only thread (gtest runs tests on the main
+// thread and starts no other) and restores it after.
+TEST(DiscoverHost, KeepsOnlyTheCpusTheProcessIsBoundTo) {
+  const std::vector<int> before = allowed_os_cpus();
+  if (before.size() < 2) GTEST_SKIP() << "needs two cpus";
+  const int last = before.back();
+  cpu_set_t one, all;
+  CPU_ZERO(&one);
+  CPU_SET(last, &one);
+  CPU_ZERO(&all);
+  for (const int cpu : before) CPU_SET(cpu, &all);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const topology bound = discover_host();
+  const topology machine = discover_host(/*whole_machine=*/true);
+  const std::vector<int> allowed = allowed_os_cpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  ASSERT_EQ(bound.num_cores(), 1) << bound.allowed_cpus;
+  EXPECT_EQ(bound.cores[0].os_cpu, last);
+  EXPECT_EQ(bound.allowed_cpus, std::to_string(last));
+  EXPECT_NE(bound.left_out.find("cpus "), std::string::npos) << bound.left_out;
+  for (const auto& cache : bound.caches) EXPECT_EQ(cache.cores, (std::vector<int>{0}));
+  EXPECT_EQ(allowed, (std::vector<int>{last}));
+  EXPECT_GE(machine.num_cores(), 2);
+  EXPECT_TRUE(machine.allowed_cpus.empty());
+  EXPECT_EQ(discover_host().allowed_cpus, range_list(before));
+}
 
 TEST(DiscoverHost, FindsCoresAndASquareDistanceMatrix) {
   const auto t = discover_host();

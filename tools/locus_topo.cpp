@@ -26,7 +26,7 @@ constexpr std::string_view usage =
     "                  sees it)\n"
     "  --places KIND   numa, socket, l3, l2 or core (default: $LOCUS_PLACES, else numa)\n"
     "  --workers N     number of workers (default: $LOCUS_WORKERS, else the cores of a\n"
-    "                  virtual topology, or the host's hardware threads)\n"
+    "                  virtual topology, or the host cores this process may use)\n"
     "  --steal-weights W  numa-ws steal weights: distance (derived from the distance\n"
     "                  matrix), or per-victim weights by distance rank, own place\n"
     "                  first (default: $LOCUS_STEAL_WEIGHTS, else distance); the\n"

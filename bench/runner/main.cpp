@@ -100,7 +100,8 @@ void usage() {
       "  --reps N              timed runs per cell (default 5); --warmup N untimed rounds first (default 1)\n"
       "  --size tiny|quick|full  input sizes (default quick); --full is --size full\n"
       "  --param key=value     override a benchmark parameter (repeatable; --list shows them and their ranges)\n"
-      "  --out FILE.jsonl      results file, appended to (default results/bench.jsonl); its directory is created\n"
+      "  --out FILE.jsonl      results file, appended to (default results/bench.jsonl); its directory is created;\n"
+      "                        %r in FILE is the MPI rank\n"
       "  --quiet               no progress lines\n"
       "  --list                list benchmarks and their parameters\n"
       "  --engine threaded|sim run on this machine's threads (default) or on the simulator\n"
@@ -231,7 +232,7 @@ options parse(int argc, char** argv) {
       const auto eq = kv.value.find('=');
       if (eq == std::string::npos || eq == 0) kv.reject("expected key=value (--list shows the keys)");
       o.params[kv.value.substr(0, eq)] = kv.value.substr(eq + 1);
-    } else if (a == "--out") o.out = need(i);
+    } else if (a == "--out") o.out = locus_support::with_rank(need(i));  // %r: the MPI rank
     else if (a == "--engine") engine_flag = need(i);
     else if (a == "--machine") machine_flag = need(i);
     else if (a == "--places") places_flag = need(i);
@@ -316,8 +317,7 @@ options parse(int argc, char** argv) {
   if (o.workers.empty()) {
     if (o.simulate) o.workers = {1, cfg.cores};
     else
-      for (unsigned p = 1; p <= std::max(1u, std::thread::hardware_concurrency()); ++p)
-        o.workers.push_back(static_cast<int>(p));
+      for (int p = 1; p <= cfg.cores; ++p) o.workers.push_back(p);  // the cores this process may use
   }
   return o;
 }

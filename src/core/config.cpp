@@ -4,6 +4,7 @@
 #include "core/config.hpp"
 
 #include <cstdlib>
+#include <numeric>
 #include <string>
 
 #include "core/setting_table.hpp"
@@ -26,6 +27,13 @@ setting_source source_of(const setting_descriptor& d, const runtime_options& o) 
 }
 
 }  // namespace
+
+std::vector<int> placement_cpus(const settings& cfg) {
+  if (!cfg.simulate) return allowed_os_cpus();
+  std::vector<int> cores(static_cast<std::size_t>(cfg.topo.num_cores()));
+  std::iota(cores.begin(), cores.end(), 0);
+  return cores;
+}
 
 settings resolve_settings(const runtime_options& o) {
   settings s;

@@ -89,4 +89,9 @@ struct settings {
 
 settings resolve_settings(const runtime_options& options);
 
+// The OS cpus the workers are pinned within: the cpus this process may use
+// (its binding), or under the simulator the modeled machine's cores, so
+// simulated workers never share a core unless there are more of them.
+std::vector<int> placement_cpus(const settings& cfg);
+
 }  // namespace locus::detail

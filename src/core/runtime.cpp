@@ -100,16 +100,27 @@ engine_config engine_settings(const settings& cfg) {
   return e;
 }
 
-// The simulator's workers never share a core unless there are more workers
-// than the modeled machine has cores.
-int cpus_for_placement(const settings& cfg) {
-  return cfg.simulate ? cfg.topo.num_cores() : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+// More workers than the cpus the process may use (LOCUS_WORKERS above the
+// allowed cores, or a virtual topology larger than them) is allowed; it is
+// said once per process, not at every pool start.
+void warn_if_oversubscribed(const settings& cfg, const placement& places) {
+  if (cfg.simulate) return;
+  const std::vector<int> cpus = allowed_os_cpus();
+  if (cfg.workers <= static_cast<int>(cpus.size()) && !(cfg.pin && places.pinning_wrapped)) return;
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  const std::string on = cfg.topo.is_virtual ? "virtual topology " + cfg.topo.description : "the host";
+  std::fprintf(stderr,
+               "locus: %d workers on %s, and this process may use %zu cpus (%s): oversubscribed, %s "
+               "(see locus-topo)\n",
+               cfg.workers, on.c_str(), cpus.size(), range_list(cpus).c_str(),
+               cfg.pin ? "pinning wraps around inside them (LOCUS_PIN=0 turns pinning off)" : "unpinned");
 }
 }  // namespace
 
 runtime_state::runtime_state(settings s)
     : cfg(std::move(s)),
-      places(make_placement(cfg.topo, cfg.places, cfg.workers, cpus_for_placement(cfg), cfg.pack)),
+      places(make_placement(cfg.topo, cfg.places, cfg.workers, placement_cpus(cfg), cfg.pack)),
       eng(make_engine(engine_settings(cfg))),
       fibers(fiber_pool::shared(cfg.stack_bytes, &fiber_main)) {
   if (!cfg.asymmetric_fence || !enable_asymmetric_fence()) use_symmetric_fence();
@@ -138,12 +149,7 @@ runtime_state::runtime_state(settings s)
   }
   if (cfg.span)
     for (auto& w : workers) w->hooks |= hook_span;
-  if (cfg.pin && places.pinning_wrapped && !cfg.simulate)
-    std::fprintf(stderr,
-                 "locus: %d workers on %s share this machine's %u cpus: pinning wraps around "
-                 "(see locus-topo; LOCUS_PIN=0 turns pinning off)\n",
-                 cfg.workers, cfg.topo.is_virtual ? ("virtual topology " + cfg.topo.description).c_str() : "the host",
-                 std::max(1u, std::thread::hardware_concurrency()));
+  warn_if_oversubscribed(cfg, places);
   eng->start_workers(places, cfg.pin, [this](int i) { worker_main(*this, i); });
 }
 

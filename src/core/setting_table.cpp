@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include "locus/errors.hpp"
+#include "util/rank_path.hpp"
 
 namespace locus::detail {
 namespace {
@@ -97,8 +97,9 @@ void store_workers(settings& s, const runtime_options&, const setting_source& sr
     s.workers = static_cast<int>(parse_integer(src.name, src.value, 1, 4096, "the number of workers"));
     return;
   }
-  s.workers = s.topo.is_virtual || s.simulate ? s.topo.num_cores()
-                                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // One per core: of the virtual or simulated machine, or of the host as far
+  // as the process may use it (discover_host keeps only the allowed cores).
+  s.workers = s.topo.num_cores();
 }
 
 void store_policy(settings& s, const runtime_options&, const setting_source& src) {
@@ -215,7 +216,8 @@ void store_hint_range(settings& s, const runtime_options&, const setting_source&
 void store_stats(settings& s, const runtime_options&, const setting_source& src) {
   const std::string& stats = src.value;
   if (stats == "1" || stats == "summary") s.stats_at_exit = "summary";
-  else if (stats == "json" || (stats.rfind("json:", 0) == 0 && stats.size() > 5)) s.stats_at_exit = stats;
+  else if (stats == "json") s.stats_at_exit = stats;
+  else if (stats.rfind("json:", 0) == 0 && stats.size() > 5) s.stats_at_exit = "json:" + with_rank(stats.substr(5));
   else if (!stats.empty() && stats != "0") reject_setting(src.name, stats, "expected " + src.about->accepted);
 }
 
@@ -239,7 +241,7 @@ void store_arena_shares(settings& s, const runtime_options&, const setting_sourc
 }
 
 void store_trace(settings& s, const runtime_options&, const setting_source& src) {
-  s.trace_path = src.value;
+  s.trace_path = with_rank(src.value);  // "%r": the MPI rank
   if (s.trace_path.empty()) return;
   // Said now rather than when the pool stops and the run is over.
   std::FILE* probe = std::fopen(s.trace_path.c_str(), "a");
@@ -312,7 +314,7 @@ std::vector<setting_descriptor> make_table() {
                   "error", "what a place hint outside the places does", nullptr, &store_hint_range));
   t.push_back(row("", "LOCUS_STATS",
                   "0 (off), 1 or summary (a table on stderr when the pool stops), json (one JSON object on "
-                  "stderr) or json:FILE (the JSON object written to FILE)",
+                  "stderr) or json:FILE (the JSON object written to FILE; %r in FILE is the MPI rank)",
                   "0", "statistics when the pool stops", nullptr, &store_stats));
   t.push_back(row("trace_max", "LOCUS_TRACE_MAX", "a size in bytes with an optional K, M or G suffix", "512M",
                   "the size a trace may reach", [](o_t o) { return number_unless(o.trace_max, std::size_t{0}); },
@@ -327,7 +329,7 @@ std::vector<setting_descriptor> make_table() {
                   "(shares by count, consecutive workers, as standard TBB)",
                   "places", "how arenas share the workers", [](o_t o) { return text(o.arena_shares); },
                   &store_arena_shares));
-  t.push_back(row("trace", "LOCUS_TRACE", "the path of a file to write the trace to", "",
+  t.push_back(row("trace", "LOCUS_TRACE", "the path of a file to write the trace to (%r: the MPI rank)", "",
                   "write a Chrome trace-event JSON file of the run (docs/observability.md)",
                   [](o_t o) { return text(o.trace); }, &store_trace));
   return t;

@@ -362,13 +362,13 @@ machine_model nabbitc_8x10() {
                              "recalled, not re-checked); 10 fill buffers, 16-entry L2 queue."});
 }
 
-// This machine as hwloc sees it. locus does not measure the host's
+// This machine as hwloc sees it, all of it. locus does not measure the host's
 // latencies: it borrows the Cascade Lake table (the development host is a
 // Cascade Lake) and its clock.
 machine_model host() {
   machine_model m = adws_cascadelake_2x28();
   m.name = "host";
-  m.topo = discover_host();
+  m.topo = discover_host(/*whole_machine=*/true);  // the machine, whatever this process is bound to
   m.source =
       "topology: this machine, read with hwloc; latencies, clock and costs: the "
       "adws-cascadelake-2x28 stand-in (not measured on this host)";

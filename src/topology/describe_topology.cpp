@@ -14,10 +14,7 @@
 
 namespace locus::detail {
 
-namespace {
-
-// "0-3,6,8-9": runs of consecutive ascending values collapse to a range.
-std::string ranges(const std::vector<int>& values) {
+std::string range_list(const std::vector<int>& values) {
   std::string out;
   for (std::size_t i = 0; i < values.size();) {
     std::size_t j = i;
@@ -29,6 +26,8 @@ std::string ranges(const std::vector<int>& values) {
   }
   return out;
 }
+
+namespace {
 
 std::string human_size(std::size_t bytes) {
   constexpr std::pair<std::size_t, const char*> units[] = {
@@ -52,9 +51,9 @@ void describe_places(std::ostringstream& out, const topology& topo, const placem
       worker_cores.push_back(pl.worker_core[w]);
       os_cpus.push_back(pl.worker_os_cpu[w]);
     }
-    out << "  place " << p << ": cores " << ranges(pl.place_cores[p]) << "; workers "
-        << ranges(workers) << " on cores " << ranges(worker_cores) << ", os cpus "
-        << ranges(os_cpus) << "\n";
+    out << "  place " << p << ": cores " << range_list(pl.place_cores[p]) << "; workers "
+        << range_list(workers) << " on cores " << range_list(worker_cores) << ", os cpus "
+        << range_list(os_cpus) << "\n";
   }
   if (pl.pinning_wrapped)
     out << "  pinning wrapped: some workers share an OS cpu"
@@ -84,7 +83,7 @@ void describe_caches(std::ostringstream& out, const topology& topo) {
     }
     out << counted(static_cast<int>(caches.size()), "instance") << ", shared by cores";
     for (std::size_t i = 0; i < caches.size(); ++i)
-      out << (i == 0 ? " " : " | ") << ranges(caches[i]->cores);
+      out << (i == 0 ? " " : " | ") << range_list(caches[i]->cores);
     out << "\n";
   }
 }
@@ -140,6 +139,9 @@ std::string describe(const topology& topo, const placement& pl) {
   out << "machine: " << name << ": " << counted(topo.num_packages, "socket") << ", "
       << counted(topo.num_numa_nodes, "NUMA node") << ", " << counted(topo.num_cores(), "core")
       << "\n";
+  if (!topo.allowed_cpus.empty())
+    out << "allowed cpus: " << topo.allowed_cpus
+        << (topo.left_out.empty() ? " (the whole machine)" : "; left out: " + topo.left_out) << "\n";
   describe_places(out, topo, pl);
   describe_caches(out, topo);
   describe_distances(out, pl);
@@ -152,6 +154,8 @@ std::string to_json(const topology& topo, const placement& pl) {
   out += ",\"description\":" + json_string(topo.description);
   out += ",\"packages\":" + std::to_string(topo.num_packages);
   out += ",\"numa_nodes\":" + std::to_string(topo.num_numa_nodes);
+  if (!topo.allowed_cpus.empty())
+    out += ",\"allowed_cpus\":" + json_string(topo.allowed_cpus) + ",\"left_out\":" + json_string(topo.left_out);
 
   out += ",\"cores\":[";
   for (std::size_t i = 0; i < topo.cores.size(); ++i) {

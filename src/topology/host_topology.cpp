@@ -1,9 +1,18 @@
 // Host discovery with hwloc 2.x: sockets, NUMA nodes, caches and cores of
 // this machine, one PU per core, and NUMA distances (10/20 when hwloc has
 // none). Falls back to a flat machine, saying why, when hwloc cannot read it.
+//
+// Only what the process may use: the topology is restricted to the CPU set
+// the process is bound to (hwloc_get_cpubind over all its threads), so the
+// places, the default worker count and the pinning stay inside what the
+// launcher gave it (taskset, numactl, mpirun --bind-to, srun --cpu-bind).
+// hwloc itself already leaves out what a cgroup cpuset forbids.
 #include "topology/topology.hpp"
 
 #include <hwloc.h>
+#include <sched.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <memory>
@@ -25,22 +34,52 @@ std::vector<std::vector<int>> default_numa_distance(int num_nodes) {
   return matrix;
 }
 
+int count_of(hwloc_topology_t hw, hwloc_obj_type_t type) {
+  return std::max(0, hwloc_get_nbobjs_by_type(hw, type));
+}
+
 // What we report when hwloc cannot read the machine: one socket, one NUMA
-// node, hardware_concurrency cores pinned to cpus 0..n-1, no caches.
+// node, a core per allowed cpu, no caches.
 topology flat_host(std::string_view why) {
-  const int cpus = std::max(1u, std::thread::hardware_concurrency());
+  const std::vector<int> cpus = allowed_os_cpus();
   topology topo;
   topo.description = "host (" + std::string(why) + "; assuming 1 socket of " +
-                     std::to_string(cpus) + " cores)";
+                     std::to_string(cpus.size()) + " cores)";
   topo.num_packages = 1;
   topo.num_numa_nodes = 1;
-  for (int id = 0; id < cpus; ++id) topo.cores.push_back({id, id, 0, 0});
+  for (std::size_t id = 0; id < cpus.size(); ++id) topo.cores.push_back({static_cast<int>(id), cpus[id], 0, 0});
   topo.numa_distance = default_numa_distance(1);
   return topo;
 }
 
-int count_of(hwloc_topology_t hw, hwloc_obj_type_t type) {
-  return std::max(0, hwloc_get_nbobjs_by_type(hw, type));
+using bitmap_owner = std::unique_ptr<hwloc_bitmap_s, decltype(&hwloc_bitmap_free)>;
+
+std::string cpu_list(hwloc_const_bitmap_t set) {
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, set) < 0 || text == nullptr) return "?";
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
+// Restricts the loaded topology to the cpus the process is bound to, and
+// says what that left out. Returns the allowed set's text, or "" when the
+// binding cannot be read (then the whole machine is used).
+std::string restrict_to_binding(hwloc_topology_t hw, std::string& left_out) {
+  const bitmap_owner bound(hwloc_bitmap_alloc(), &hwloc_bitmap_free);
+  const hwloc_const_cpuset_t machine = hwloc_topology_get_topology_cpuset(hw);
+  if (bound == nullptr || hwloc_get_cpubind(hw, bound.get(), HWLOC_CPUBIND_PROCESS) != 0) return "";
+  hwloc_bitmap_and(bound.get(), bound.get(), machine);
+  if (hwloc_bitmap_iszero(bound.get()) || hwloc_bitmap_isequal(bound.get(), machine)) return cpu_list(machine);
+  const bitmap_owner outside(hwloc_bitmap_alloc(), &hwloc_bitmap_free);
+  hwloc_bitmap_andnot(outside.get(), machine, bound.get());
+  const int cores_before = count_of(hw, HWLOC_OBJ_CORE), nodes_before = count_of(hw, HWLOC_OBJ_NUMANODE);
+  // REMOVE_CPULESS: a NUMA node none of whose cpus is allowed is no place.
+  if (hwloc_topology_restrict(hw, bound.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) != 0) return "";
+  const int cores = cores_before - count_of(hw, HWLOC_OBJ_CORE), nodes = nodes_before - count_of(hw, HWLOC_OBJ_NUMANODE);
+  left_out = "cpus " + cpu_list(outside.get()) + ": " + std::to_string(cores) + (cores == 1 ? " core, " : " cores, ") +
+             std::to_string(nodes) + (nodes == 1 ? " NUMA node" : " NUMA nodes");
+  return cpu_list(bound.get());
 }
 
 // In hwloc 2 NUMA nodes are memory children, not ancestors of cores, so a
@@ -124,7 +163,7 @@ std::vector<std::vector<int>> host_numa_distance(hwloc_topology_t hw, int num_no
 
 }  // namespace
 
-topology discover_host() {
+topology discover_host(bool whole_machine) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return flat_host("hwloc_topology_init failed");
   const hwloc_owner hw(raw, &hwloc_topology_destroy);
@@ -132,6 +171,7 @@ topology discover_host() {
 
   topology topo;
   topo.description = "host";
+  if (!whole_machine) topo.allowed_cpus = restrict_to_binding(raw, topo.left_out);
   topo.cores = host_cores(raw);
   if (topo.cores.empty()) return flat_host("hwloc found no cores");
   topo.num_packages = std::max(1, count_of(raw, HWLOC_OBJ_PACKAGE));
@@ -139,6 +179,19 @@ topology discover_host() {
   topo.caches = host_caches(raw, topo.cores);
   topo.numa_distance = host_numa_distance(raw, topo.num_numa_nodes);
   return topo;
+}
+
+std::vector<int> allowed_os_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  if (cpus.empty())
+    for (int cpu = 0; cpu < static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); ++cpu)
+      cpus.push_back(cpu);
+  return cpus;
 }
 
 }  // namespace locus::detail

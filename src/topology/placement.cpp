@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <utility>
@@ -100,11 +102,17 @@ const char* to_string(place_kind k) {
 }
 
 placement make_placement(const topology& topo, place_kind kind, int num_workers, int host_cpus, bool packed) {
+  std::vector<int> cpus(static_cast<std::size_t>(std::max(host_cpus, 1)));
+  std::iota(cpus.begin(), cpus.end(), 0);
+  return make_placement(topo, kind, num_workers, cpus, packed);
+}
+
+placement make_placement(const topology& topo, place_kind kind, int num_workers, const std::vector<int>& host_cpus,
+                         bool packed) {
   if (num_workers < 1)
     reject("LOCUS_WORKERS", std::to_string(num_workers),
            "expected the number of workers, an integer of at least 1");
-  // hardware_concurrency() may report 0 ("unknown"); pin as if there were one cpu.
-  host_cpus = std::max(host_cpus, 1);
+  if (host_cpus.empty()) throw std::invalid_argument("make_placement: no host cpu to pin to");
 
   auto places = places_of(topo, kind);
   // A place without a worker could never run a task, so it is not a place.
@@ -134,7 +142,7 @@ placement make_placement(const topology& topo, place_kind kind, int num_workers,
       const int os_cpu = topo.cores.at(core).os_cpu;
       pl.worker_core.push_back(core);
       pl.worker_place.push_back(p);
-      pl.worker_os_cpu.push_back(os_cpu >= 0 ? os_cpu : core % host_cpus);
+      pl.worker_os_cpu.push_back(os_cpu >= 0 ? os_cpu : host_cpus[static_cast<std::size_t>(core) % host_cpus.size()]);
       pl.place_workers[p].push_back(w);
     }
   }

@@ -56,6 +56,11 @@ struct topology {
   std::vector<cache_info> caches;  // every cache instance, any level
   // numa_distance[a][b]: ACPI SLIT-style distance (10 = local).
   std::vector<std::vector<int>> numa_distance;
+  // The host only: the CPUs the process may run on ("1", "0-3,8"), and what
+  // of the machine that set leaves out ("cpus 0,2-3: 3 cores, 1 NUMA node"),
+  // empty when nothing is left out (discover_host).
+  std::string allowed_cpus;
+  std::string left_out;
 
   int num_cores() const { return static_cast<int>(cores.size()); }
 
@@ -71,10 +76,19 @@ using config_error = locus::config_error;
 // Throws config_error (setting name given by `setting`) on bad input.
 topology parse_topology(std::string_view text, std::string_view setting = "LOCUS_TOPOLOGY");
 
-// Discovers the host with hwloc. Never throws for a machine hwloc can read;
-// falls back to a flat one-socket topology of std::thread::hardware_concurrency
-// cores if hwloc fails, and says so in `description`.
-topology discover_host();
+// Discovers the host with hwloc, as far as this process may use it: only the
+// cores, caches and NUMA nodes of the CPU set the process was given
+// (taskset, numactl --cpunodebind, mpirun --bind-to, srun --cpu-bind, a
+// container's cpuset) are in the topology. Never throws for a machine hwloc
+// can read; falls back to a flat one-socket topology of the allowed CPUs if
+// hwloc fails, and says so in `description`. With `whole_machine`, every
+// core of the machine whatever the binding (the simulator's "host" machine
+// models the machine, not the process).
+topology discover_host(bool whole_machine = false);
+
+// The OS cpus the calling thread may run on, ascending (sched_getaffinity);
+// 0..hardware_concurrency-1 if the set cannot be read.
+std::vector<int> allowed_os_cpus();
 
 // Parses a place kind name: "numa", "socket", "l3", "l2", "core".
 place_kind parse_place_kind(std::string_view text, std::string_view setting = "LOCUS_PLACES");
@@ -103,14 +117,21 @@ struct placement {
 // [p*W/P, (p+1)*W/P), which take the place's cores in order (wrapping around
 // within the place). With W < P only the first W places get a worker, and
 // only places with a worker are kept (num_places = min(W, P)). Computes the
-// OS cpu to pin each worker to: the core's os_cpu, or core id % host_cpus on
-// a virtual topology. `pinning_wrapped` is set when two workers get the same
+// OS cpu to pin each worker to: the core's os_cpu, or on a virtual topology
+// host_cpus[core id % host_cpus.size()] (host_cpus: the cpus the process may
+// use, never empty). `pinning_wrapped` is set when two workers get the same
 // OS cpu. Throws config_error for num_workers < 1 (LOCUS_WORKERS) or a cache
 // place kind the topology has no cache for (LOCUS_PLACES).
 // With `packed`, only the fewest places (in order) whose cores hold every
 // worker are used (LOCUS_PACK=1).
 placement make_placement(const topology& topo, place_kind kind, int num_workers,
+                         const std::vector<int>& host_cpus, bool packed = false);
+// The same on a host whose cpus are 0..host_cpus-1.
+placement make_placement(const topology& topo, place_kind kind, int num_workers,
                          int host_cpus, bool packed = false);
+
+// "0-3,6,8-9": a list of ascending values, runs written as ranges.
+std::string range_list(const std::vector<int>& values);
 
 // Human-readable and JSON renderings used by locus-topo.
 std::string describe(const topology& topo, const placement& pl);

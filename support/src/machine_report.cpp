@@ -2,8 +2,6 @@
 // numa-ws's steal odds, as the runtime would compute them.
 #include "locus_support/machine_report.hpp"
 
-#include <thread>
-
 #include "core/config.hpp"
 #include "policy/numa_ws/numa_ws.hpp"
 #include "topology/topology.hpp"
@@ -13,9 +11,8 @@ namespace locus_support {
 machine_report describe_machine(const locus::runtime_options& options, const std::vector<double>& numa_ws_weights) {
   namespace detail = locus::detail;
   const detail::settings cfg = detail::resolve_settings(options);
-  // As the runtime places them: a simulated machine's workers have its cores.
-  const int host_cpus = cfg.simulate ? cfg.topo.num_cores() : static_cast<int>(std::thread::hardware_concurrency());
-  const detail::placement placement = detail::make_placement(cfg.topo, cfg.places, cfg.workers, host_cpus, cfg.pack);
+  const detail::placement placement =
+      detail::make_placement(cfg.topo, cfg.places, cfg.workers, detail::placement_cpus(cfg), cfg.pack);
   machine_report r;
   r.text = detail::describe(cfg.topo, placement);
   r.json = detail::to_json(cfg.topo, placement);

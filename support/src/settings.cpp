@@ -3,6 +3,7 @@
 
 #include "core/config.hpp"
 #include "topology/topology.hpp"
+#include "util/rank_path.hpp"
 
 namespace locus_support {
 
@@ -18,5 +19,9 @@ void check_place_kind(const std::string& value, const std::string& setting) {
 void check_topology(const std::string& value, const std::string& setting) {
   locus::detail::parse_topology(value, setting);
 }
+
+std::string with_rank(const std::string& path) { return locus::detail::with_rank(path); }
+
+int launcher_rank() { return locus::detail::launcher_rank(); }
 
 }  // namespace locus_support

@@ -27,4 +27,10 @@ resolved_settings resolve_settings(const locus::runtime_options& options);
 void check_place_kind(const std::string& value, const std::string& setting);
 void check_topology(const std::string& value, const std::string& setting);
 
+// An output path with "%r" replaced by the MPI rank the launcher gave this
+// process (0 outside a launcher), as LOCUS_TRACE and LOCUS_STATS=json:FILE
+// do, so the ranks of one job write separate files.
+std::string with_rank(const std::string& path);
+int launcher_rank();
+
 }  // namespace locus_support
