@@ -50,6 +50,10 @@ void stop_pool() {
   std::lock_guard lock(g_start_mutex);
   runtime_state* rt = g_pool.load(std::memory_order_acquire);
   if (rt == nullptr) return;
+  // A task waiting on a poll service (an MPI request) is told before the
+  // wait for roots below, which it would otherwise hold up for ever if its
+  // message never comes (locus::mpi fails such waits with an error).
+  poll_services_pool_stopping();
   // Root tasks still running belong to threads that are waiting for them.
   while (rt->roots_in_flight.load(std::memory_order_acquire) > 0) std::this_thread::yield();
   report_stats_at_exit(rt->cfg);
@@ -169,7 +173,6 @@ void runtime_state::build_policy_context(const policy_entry& entry) {
 }
 
 runtime_state::~runtime_state() {
-  poll_services_pool_stopping();  // a task still waiting on MPI can never resume: say so
   eng->run_from_outside([this] {
     stopping.store(true, std::memory_order_seq_cst);
     for (auto& w : workers) wake_if_parked(*this, *w);

@@ -25,9 +25,11 @@ class poll_service {
   virtual void poll() noexcept = 0;
   // Whether a task waits on it (sleepers then nap on a short timer).
   virtual bool pending() const noexcept = 0;
-  // The pool is stopping. A task still waiting on the service can never
-  // resume: the service says so, clearly, and may end the program rather
-  // than leave it hanging.
+  // The pool is about to stop: called before it waits for the root tasks
+  // still in flight, so a task waiting on the service must not be left
+  // waiting (its message may never come, and the stop would wait for it
+  // for ever): the service ends such waits with a clear error, or ends the
+  // program with one; it never leaves the stop hanging.
   virtual void pool_stopping() noexcept = 0;
 
  protected:
