@@ -2,7 +2,15 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/config.hpp"
 #include "locus/locus.hpp"
@@ -133,4 +141,55 @@ TEST(Config, DefaultWorkersAreTheAllowedCores) {
   const auto s = locus::detail::resolve_settings({});
   EXPECT_EQ(s.workers, s.topo.num_cores());
   EXPECT_LE(s.workers, static_cast<int>(locus::detail::allowed_os_cpus().size()));
+}
+
+// Worker observers run on each worker's own thread, once at its start and
+// once at its end; the threads are named locus-w<index>.
+TEST(Config, WorkerObserversAndThreadNames) {
+  constexpr int workers = 3;
+  std::mutex m;
+  std::vector<int> started, stopped;
+  std::vector<std::string> names;
+  bool on_own_thread = true;
+  {
+    locus::runtime_options o;
+    o.workers = workers;
+    o.on_worker_start = [&](int i) {
+      char name[16] = {};
+      pthread_getname_np(pthread_self(), name, sizeof name);
+      const std::lock_guard lock(m);
+      started.push_back(i);
+      names.emplace_back(name);
+      on_own_thread = on_own_thread && locus::worker_id() == i;
+    };
+    o.on_worker_stop = [&](int i) {
+      const std::lock_guard lock(m);
+      stopped.push_back(i);
+      on_own_thread = on_own_thread && locus::worker_id() == i;
+    };
+    locus::runtime rt(o);
+    locus::parallel_for(0, 100, [](std::int64_t) {});
+  }
+  std::sort(started.begin(), started.end());
+  std::sort(stopped.begin(), stopped.end());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(started, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(stopped, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(names, (std::vector<std::string>{"locus-w0", "locus-w1", "locus-w2"}));
+  EXPECT_TRUE(on_own_thread);
+}
+
+TEST(Config, WorkerObserversUnderTheSimulator) {
+  std::atomic<int> started{0}, stopped{0};
+  {
+    locus::runtime_options o;
+    o.engine = "sim";
+    o.machine = "cats-opteron-4x4";
+    o.on_worker_start = [&](int i) { started += locus::worker_id() == i; };
+    o.on_worker_stop = [&](int i) { stopped += locus::worker_id() == i; };
+    locus::runtime rt(o);
+    locus::parallel_for(0, 100, [](std::int64_t) {});
+  }
+  EXPECT_EQ(started.load(), 16);
+  EXPECT_EQ(stopped.load(), 16);
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,16 @@ struct runtime_options {
   std::string arena_shares;   // LOCUS_ARENA_SHARES: places (each arena with work gets an equal
                               //   share of the workers of every place, TBB-NUMA) or pool (shares
                               //   by count, consecutive workers, as standard TBB); default places
+  // Worker observers (rayon's start_handler/exit_handler, oneTBB's
+  // task_scheduler_observer): called with the worker's index on the
+  // worker's own thread (named locus-w<index>), before it takes its first
+  // task and after its last, e.g. to set per-thread state. Under the
+  // simulator the workers are fibers of one thread and each call runs
+  // there. A handler may ask worker_id() and current_place(), not start
+  // work; it must not throw: a throw ends the program with its message on
+  // stderr.
+  std::function<void(int worker)> on_worker_start;
+  std::function<void(int worker)> on_worker_stop;
 };
 
 class runtime {

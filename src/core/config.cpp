@@ -38,6 +38,8 @@ std::vector<int> placement_cpus(const settings& cfg) {
 settings resolve_settings(const runtime_options& o) {
   settings s;
   for (const setting_descriptor& d : setting_table()) d.store(s, o, source_of(d, o));
+  s.on_worker_start = o.on_worker_start;  // code, not settings: no variable, nothing to check
+  s.on_worker_stop = o.on_worker_stop;
   return s;
 }
 

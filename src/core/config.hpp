@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,6 +86,7 @@ struct settings {
   std::size_t trace_max = tunables::default_trace_max;  // LOCUS_TRACE_MAX
   int arena_max = 64;                          // LOCUS_ARENA_MAX
   arena_shares shares = arena_shares::places;  // LOCUS_ARENA_SHARES
+  std::function<void(int)> on_worker_start, on_worker_stop;  // runtime_options' observers
 };
 
 settings resolve_settings(const runtime_options& options);

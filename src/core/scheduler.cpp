@@ -51,6 +51,9 @@
 // round that found nothing it tries one random other worker's inbox, so
 // posted work never waits for a busy or descheduled worker.
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 
 #include "core/fences.hpp"
 #include "core/join.hpp"
@@ -417,6 +420,23 @@ void wake_for_new_work() noexcept {
   }
 }
 
+namespace {
+// runtime_options' worker observers; a throw has nowhere to go on a
+// worker's own stack, so it ends the program, saying what it was.
+void observe_worker(const std::function<void(int)>& handler, int index, const char* which) noexcept {
+  if (!handler) return;
+  try {
+    handler(index);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locus: runtime_options::%s threw for worker %d: %s\n", which, index, e.what());
+    std::abort();
+  } catch (...) {
+    std::fprintf(stderr, "locus: runtime_options::%s threw for worker %d (not a std::exception)\n", which, index);
+    std::abort();
+  }
+}
+}  // namespace
+
 void worker_main(runtime_state& rt, int index) {
   worker& w = *rt.workers[static_cast<std::size_t>(index)];
   bind_thread_to_worker(&w);
@@ -427,6 +447,7 @@ void worker_main(runtime_state& rt, int index) {
   w.home = engine_stack != nullptr ? engine_stack : thread_stack_fiber();
   set_running_fiber(w.home);
   w.rng.seed(rt.eng->seed(index));
+  observe_worker(rt.cfg.on_worker_start, index, "on_worker_start");
   w.activity_since_ns = rt.eng->now_ns();
 
   switch_msg start{switch_msg::kind::none, nullptr, nullptr};
@@ -435,6 +456,7 @@ void worker_main(runtime_state& rt, int index) {
   // Back on the thread's own stack: the pool is stopping.
   switch_activity(w, activity::idle, rt.eng->now_ns());
   w.fibers.flush();
+  observe_worker(rt.cfg.on_worker_stop, index, "on_worker_stop");
   if (engine_stack == nullptr) {
     remove_alt_stack_for_thread();
     delete w.home;

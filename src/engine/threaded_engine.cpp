@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -31,9 +32,17 @@ class threaded_engine final : public engine {
     const int count = static_cast<int>(places.worker_core.size());
     threads_.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
-      threads_.emplace_back([body, i] { body(i); });
-      const int cpu = places.worker_os_cpu[static_cast<std::size_t>(i)];
-      if (pin_threads && cpu >= 0) pin(threads_.back(), cpu);
+      const int cpu = pin_threads ? places.worker_os_cpu[static_cast<std::size_t>(i)] : -1;
+      // The thread names and pins itself before it runs anything of the
+      // worker's, so the first task (and an on_worker_start observer)
+      // already runs where it belongs, under its name.
+      threads_.emplace_back([body, i, cpu] {
+        // perf, gdb, htop and VTune show the workers by name (at most 15 chars).
+        const std::string name = "locus-w" + std::to_string(i);
+        pthread_setname_np(pthread_self(), name.c_str());
+        if (cpu >= 0) pin_self(cpu);
+        body(i);
+      });
     }
   }
 
@@ -78,13 +87,13 @@ class threaded_engine final : public engine {
   }
 
  private:
-  static void pin(std::thread& t, int cpu) {
+  static void pin_self(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     // Pinning is best effort (a container may forbid some cpus); placement
     // is still reported by locus-topo.
-    pthread_setaffinity_np(t.native_handle(), sizeof(set), &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   }
 
   std::uint64_t base_seed_;
