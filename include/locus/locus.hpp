@@ -8,6 +8,7 @@
 #include "locus/errors.hpp"
 #include "locus/fork_join.hpp"
 #include "locus/hints.hpp"
+#include "locus/invoke.hpp"
 #include "locus/label.hpp"
 #include "locus/memory.hpp"
 #include "locus/mutex.hpp"
