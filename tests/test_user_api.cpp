@@ -3,7 +3,10 @@
 // elision. The programs are in user_api_kernels.hpp.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -49,6 +52,49 @@ TEST_P(UserApi, TheLeftmostExceptionReachesTheCaller) {
   EXPECT_EQ(user_api::join_error(), "left");
 }
 
+// 0..999 summed, doubled; 777 x 3; 0..499 summed.
+const std::vector<long> containers_expected{499500, 999000, 2331, 124750};
+
+TEST_P(UserApi, LoopsOverContainersAndMixedIntegerTypes) {
+  EXPECT_EQ(user_api::loops_over_containers(), containers_expected);
+}
+
+TEST_P(UserApi, TwoDimensionalLoopsVisitEveryCellOnceWithinTheGrains) {
+  EXPECT_EQ(user_api::loop_2d(37, 1000, 8, 100), (std::vector<long>{0, 5, 63}));  // 37 rows halve to 18, 9, 5; 1000 columns to 500, 250, 125, 63
+  EXPECT_EQ(user_api::loop_2d(1, 5000, 1, 64)[0], 0);
+  EXPECT_EQ(user_api::loop_2d(300, 2, 16, 1)[0], 0);
+}
+
+TEST_P(UserApi, AnUnsignedEndBeyondInt64IsRefused) {
+  try {
+    locus::parallel_for(std::uint64_t{0}, ~std::uint64_t{0}, [](std::int64_t) {});
+    FAIL() << "no error";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("end (18446744073709551615) does not fit a 64-bit signed index"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_P(UserApi, CombinableSlotsSurviveMigrationAndServeThreads) {
+  const auto r = user_api::combinable_counts();
+  EXPECT_EQ(r[0], 50000);
+  EXPECT_EQ(r[1], 64 * 6);
+  EXPECT_GE(r[2], 1);
+  EXPECT_LE(r[2], std::get<1>(GetParam()));  // one slot per worker at most
+  EXPECT_EQ(r[3], 303);                       // 100 + 1, 100 + 2, 100
+  EXPECT_EQ(r[4], 0);
+  EXPECT_EQ(r[5], 0);
+}
+
+TEST_P(UserApi, DeterministicReduceIsBitwiseTheSerialElisions) {
+  const double serial = user_api::serial::deterministic_sum();
+  for (int run = 0; run < 5; ++run) {
+    const double parallel = user_api::deterministic_sum();
+    EXPECT_EQ(std::memcmp(&parallel, &serial, sizeof serial), 0) << parallel << " != " << serial;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, UserApi,
                          ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
                          [](const auto& info) {
@@ -63,4 +109,7 @@ TEST(UserApiSerialElision, SameResultsAsPlainCalls) {
   EXPECT_EQ(user_api::serial::invoke_slots(), one_to(28));
   EXPECT_EQ(user_api::serial::invoke_error(), "second");
   EXPECT_EQ(user_api::serial::join_error(), "left");
+  EXPECT_EQ(user_api::serial::loops_over_containers(), containers_expected);
+  EXPECT_EQ(user_api::serial::combinable_counts(), (std::vector<long>{50000, 384, 1, 303, 0, 0}));
+  EXPECT_EQ(user_api::serial::loop_2d(37, 1000, 8, 100), (std::vector<long>{0, 5, 63}));
 }

@@ -4,8 +4,13 @@
 // plain calls. Each returns what the test compares with a serial answer.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <ranges>
+#include <functional>
 #include <stdexcept>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +77,107 @@ struct no_default {
 inline std::pair<std::string, int> join_kinds() {
   auto [text, nd] = locus::join([] { return std::string(100, 'x'); }, [] { return no_default{7}; });
   return {text, nd.value};
+}
+
+// Loops over what programs have: a loop from an int to a size_t, a reduce
+// over mixed types, for_each over iterators and ranges, 2-D loops. Returns
+// a checksum the test compares with the serial formula.
+inline std::vector<long> loops_over_containers() {
+  std::vector<long> out;
+  std::vector<int> v(1000);
+  locus::parallel_for(0, v.size(), [&](std::int64_t i) { v[static_cast<std::size_t>(i)] = static_cast<int>(i); });
+  out.push_back(locus::parallel_reduce(
+      0u, static_cast<long long>(v.size()), 0L,
+      [&](std::int64_t lo, std::int64_t hi, long acc) {
+        for (auto i = lo; i < hi; ++i) acc += v[static_cast<std::size_t>(i)];
+        return acc;
+      },
+      [](long a, long b) { return a + b; }));
+  locus::parallel_for_each(v.begin(), v.end(), [](int& x) { x *= 2; });
+  std::deque<long> d(777, 1);
+  locus::parallel_for_each(d, [](long& x) { x += 2; });
+  std::atomic<long> iota_sum{0};
+  locus::parallel_for_each(std::views::iota(0, 500), [&](int x) { iota_sum += x; });
+  long v_sum = 0, d_sum = 0;
+  for (int x : v) v_sum += x;
+  for (long x : d) d_sum += x;
+  out.push_back(v_sum);
+  out.push_back(d_sum);
+  out.push_back(iota_sum.load());
+  return out;
+}
+
+// Every cell of a rows x cols space visited once, by cells and by blocks no
+// larger than the grains; returns {cells visited wrongly, largest block
+// rows, largest block cols}.
+inline std::vector<long> loop_2d(long rows, long cols, long row_grain, long col_grain) {
+  std::vector<std::atomic<int>> hits(static_cast<std::size_t>(rows * cols));
+  locus::parallel_for_2d(0, rows, 0, cols, [&](std::int64_t i, std::int64_t j) { hits[static_cast<std::size_t>(i * cols + j)]++; });
+  std::atomic<long> max_rows{0}, max_cols{0};
+  locus::parallel_for_2d(0, rows, 0, cols, row_grain, col_grain,
+                         [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+                           for (auto i = r0; i < r1; ++i)
+                             for (auto j = c0; j < c1; ++j) hits[static_cast<std::size_t>(i * cols + j)]++;
+                           long r = r1 - r0, c = c1 - c0;
+                           for (long m = max_rows.load(); r > m && !max_rows.compare_exchange_weak(m, r);) {
+                           }
+                           for (long m = max_cols.load(); c > m && !max_cols.compare_exchange_weak(m, c);) {
+                           }
+                         });
+  long wrong = 0;
+  for (auto& h : hits) wrong += h.load() != 2;
+  return {wrong, max_rows.load(), max_cols.load()};
+}
+
+// combinable: counts made in a loop, in tasks that move between a local()
+// before a sync and one after, and from threads outside the pool; returns
+// {evens, increments, slots used, thread total, a default-initialized
+// combine, init-made value}.
+inline std::vector<long> combinable_counts() {
+  locus::combinable<long> evens;
+  locus::parallel_for(0, 100000, [&](std::int64_t i) {
+    if (i % 2 == 0) ++evens.local();
+  });
+  locus::combinable<long> increments;
+  locus::task_group outer;
+  for (int child = 0; child < 64; ++child)
+    outer.spawn([&] {
+      ++increments.local();  // the slot of the worker running now
+      locus::task_group inner;
+      for (int k = 0; k < 4; ++k) inner.spawn([&] { ++increments.local(); });
+      inner.sync();           // may resume on another worker:
+      ++increments.local();   // local() again, never the reference from before
+    });
+  outer.sync();
+  long slots = 0;
+  increments.combine_each([&](long) { ++slots; });
+  locus::combinable<long> by_threads(std::function<long()>([] { return 100L; }));
+  std::thread a([&] { by_threads.local() += 1; });
+  std::thread b([&] { by_threads.local() += 2; });
+  a.join();
+  b.join();
+  bool existed = true;
+  by_threads.local(existed);  // this thread's first use
+  locus::combinable<long> untouched;
+  return {evens.combine(std::plus<>()),
+          increments.combine(std::plus<>()),
+          slots,
+          by_threads.combine(std::plus<>()),
+          untouched.combine(std::plus<>()),
+          existed ? 1L : 0L};
+}
+
+// A floating-point sum whose last bits depend on the order of additions
+// (terms of very different magnitudes), reduced deterministically.
+inline double deterministic_sum() {
+  auto term = [](std::int64_t i) { return (i % 3 == 0 ? 1e10 : 1e-6) / static_cast<double>(i + 1); };
+  return locus::parallel_deterministic_reduce(
+      0, 1'000'003, 1000, 0.0,
+      [&](std::int64_t lo, std::int64_t hi, double acc) {
+        for (auto i = lo; i < hi; ++i) acc += term(i);
+        return acc;
+      },
+      [](double a, double b) { return a + b; });
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS

@@ -10,5 +10,11 @@ long fib_by_join(int n) { return user_api::fib_by_join(n); }
 std::vector<int> invoke_slots() { return user_api::invoke_slots(); }
 std::string invoke_error() { return user_api::invoke_error(); }
 std::string join_error() { return user_api::join_error(); }
+double deterministic_sum() { return user_api::deterministic_sum(); }
+std::vector<long> combinable_counts() { return user_api::combinable_counts(); }
+std::vector<long> loops_over_containers() { return user_api::loops_over_containers(); }
+std::vector<long> loop_2d(long rows, long cols, long row_grain, long col_grain) {
+  return user_api::loop_2d(rows, cols, row_grain, col_grain);
+}
 
 }  // namespace user_api::serial

@@ -11,5 +11,9 @@ long fib_by_join(int n);
 std::vector<int> invoke_slots();
 std::string invoke_error();
 std::string join_error();
+std::vector<long> loops_over_containers();
+std::vector<long> combinable_counts();
+double deterministic_sum();
+std::vector<long> loop_2d(long rows, long cols, long row_grain, long col_grain);
 
 }  // namespace user_api::serial

@@ -4,8 +4,10 @@
 
 #include "locus/annotate.hpp"
 #include "locus/arena.hpp"
+#include "locus/combinable.hpp"
 #include "locus/enqueue.hpp"
 #include "locus/errors.hpp"
+#include "locus/for_each.hpp"
 #include "locus/fork_join.hpp"
 #include "locus/hints.hpp"
 #include "locus/invoke.hpp"

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -408,10 +409,25 @@ struct bounds {
   std::int64_t lo, hi;
   bool empty() const { return hi <= lo; }
 };
+// An integer bound as a 64-bit index. The two ends may have different
+// integer types (parallel_for(0, v.size(), ...)): each converts on its own,
+// so the range is the mathematical one; an unsigned value past INT64_MAX
+// has no 64-bit index and is refused.
 template <class Index>
-bounds range_of(Index begin, Index end) {
-  static_assert(std::is_integral_v<Index>, "locus::parallel_for and parallel_reduce take an integer range");
-  return {static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)};
+std::int64_t index_of(Index value, const char* which) {
+  static_assert(std::is_integral_v<Index> && !std::is_same_v<std::remove_cv_t<Index>, bool>,
+                "locus::parallel_for and parallel_reduce take an integer range: both ends must be integers "
+                "(they may differ, e.g. int and std::size_t); over iterators or a container use "
+                "locus::parallel_for_each");
+  if constexpr (std::is_unsigned_v<Index> && sizeof(Index) >= sizeof(std::int64_t))
+    if (value > static_cast<Index>(INT64_MAX))
+      throw std::out_of_range(std::string("locus::parallel_for/parallel_reduce: the range's ") + which + " (" +
+                              std::to_string(value) + ") does not fit a 64-bit signed index");
+  return static_cast<std::int64_t>(value);
+}
+template <class Begin, class End>
+bounds range_of(Begin begin, End end) {
+  return {index_of(begin, "begin"), index_of(end, "end")};
 }
 template <class T, class Body>
 constexpr void check_reduce_body() {
@@ -422,8 +438,8 @@ constexpr void check_reduce_body() {
 }  // namespace detail_loop
 
 // With a grain: halves down to pieces of at most `grain` iterations.
-template <class Index, class Body>
-void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, std::int64_t grain, Body&& body) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
   if (r.empty()) return;
@@ -434,8 +450,8 @@ void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body) {
 // each half declares its share of the bytes, in proportion to its
 // iterations (read by the multi-level policies, which tie a piece that
 // fits a cache to it; every other policy runs the plain loop).
-template <class Index, class Body>
-void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, footprint_hint bytes) {
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, std::int64_t grain, Body&& body, footprint_hint bytes) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
   if (r.empty()) return;
@@ -444,18 +460,18 @@ void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, footp
 }
 
 // Automatic: lazy binary splitting.
-template <class Index, class Body>
+template <class Begin, class End, class Body>
   requires(!std::is_integral_v<std::remove_cvref_t<Body>>)
-void parallel_for(Index begin, Index end, Body&& body) {
+void parallel_for(Begin begin, End end, Body&& body) {
   const auto r = detail_loop::range_of(begin, end);
   if (r.empty()) return;
   detail_loop::lazy_for(r.lo, r.hi, detail_loop::auto_chunk(r.hi - r.lo), body);
 }
 
 // With a partition: static_partition or a loop_affinity (partition.hpp).
-template <class Index, class Body, class Part>
+template <class Begin, class End, class Body, class Part>
   requires detail_loop::is_partition_v<Part>
-void parallel_for(Index begin, Index end, Body&& body, Part&& part) {
+void parallel_for(Begin begin, End end, Body&& body, Part&& part) {
   const auto r = detail_loop::range_of(begin, end);
   if (r.empty()) return;
   detail_loop::partitioned_for(r.lo, r.hi, 0, body, part);
@@ -463,17 +479,17 @@ void parallel_for(Index begin, Index end, Body&& body, Part&& part) {
 
 // A loop_affinity with a grain: sub-ranges of at least `grain` iterations,
 // split inside down to `grain`.
-template <class Index, class Body>
-void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, loop_affinity& affinity) {
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, std::int64_t grain, Body&& body, loop_affinity& affinity) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
   if (r.empty()) return;
   detail_loop::partitioned_for(r.lo, r.hi, grain, body, affinity);
 }
 
-template <class Index, class T, class Body, class Combine>
+template <class Begin, class End, class T, class Body, class Combine>
   requires(!detail_loop::is_partition_v<Combine> && !detail_loop::is_distribution_v<Combine>)
-T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine) {
+T parallel_reduce(Begin begin, End end, std::int64_t grain, T identity, Body&& body, Combine&& combine) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
   detail_loop::check_grain(grain, "locus::parallel_reduce");
@@ -481,9 +497,26 @@ T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&&
   return detail_loop::split_reduce(r.lo, r.hi, grain, identity, body, combine);
 }
 
+// Deterministic (oneTBB's parallel_deterministic_reduce): the range is
+// halved down to pieces of at most `grain` iterations, whoever runs them,
+// and the partial results are combined in that fixed tree, so the result is
+// bitwise the same on any number of workers, under every policy and in the
+// serial elision, even for a combine that is not exactly associative
+// (floating-point sums). The automatic parallel_reduce splits lazily, where
+// steals decide the split points, and such a sum varies in its last bits.
+template <class Begin, class End, class T, class Body, class Combine>
+T parallel_deterministic_reduce(Begin begin, End end, std::int64_t grain, T identity, Body&& body,
+                                Combine&& combine) {
+  const auto r = detail_loop::range_of(begin, end);
+  detail_loop::check_reduce_body<T, Body>();
+  detail_loop::check_grain(grain, "locus::parallel_deterministic_reduce");
+  if (r.empty()) return identity;
+  return detail_loop::split_reduce(r.lo, r.hi, grain, identity, body, combine);
+}
+
 // Automatic: lazy binary splitting.
-template <class Index, class T, class Body, class Combine>
-T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine) {
+template <class Begin, class End, class T, class Body, class Combine>
+T parallel_reduce(Begin begin, End end, T identity, Body&& body, Combine&& combine) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
   if (r.empty()) return identity;
@@ -491,8 +524,8 @@ T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& com
 }
 
 // A loop_affinity with a grain, as for parallel_for.
-template <class Index, class T, class Body, class Combine>
-T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
+template <class Begin, class End, class T, class Body, class Combine>
+T parallel_reduce(Begin begin, End end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
                   loop_affinity& affinity) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
@@ -502,9 +535,9 @@ T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&&
 }
 
 // With a partition: static_partition or a loop_affinity (partition.hpp).
-template <class Index, class T, class Body, class Combine, class Part>
+template <class Begin, class End, class T, class Body, class Combine, class Part>
   requires detail_loop::is_partition_v<Part>
-T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine, Part&& part) {
+T parallel_reduce(Begin begin, End end, T identity, Body&& body, Combine&& combine, Part&& part) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
   if (r.empty()) return identity;
@@ -513,8 +546,8 @@ T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& com
 
 // With a data distribution (locus/distribution.hpp): each sub-range hinted
 // at the place of its data; the loop's length must be d.size().
-template <class Index, class Body>
-void parallel_for(Index begin, Index end, Body&& body, const distribution& d) {
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, Body&& body, const distribution& d) {
   const auto r = detail_loop::range_of(begin, end);
   if (r.empty()) return detail_loop::check_distribution(0, d, "locus::parallel_for");
   detail_loop::distributed_for(r.lo, r.hi, 0, body, d, "locus::parallel_for");
@@ -522,16 +555,16 @@ void parallel_for(Index begin, Index end, Body&& body, const distribution& d) {
 
 // A distribution with a grain: sub-ranges of at most `grain` iterations,
 // each at its place.
-template <class Index, class Body>
-void parallel_for(Index begin, Index end, std::int64_t grain, Body&& body, const distribution& d) {
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, std::int64_t grain, Body&& body, const distribution& d) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_grain(grain, "locus::parallel_for");
   if (r.empty()) return detail_loop::check_distribution(0, d, "locus::parallel_for");
   detail_loop::distributed_for(r.lo, r.hi, grain, body, d, "locus::parallel_for");
 }
 
-template <class Index, class T, class Body, class Combine>
-T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& combine, const distribution& d) {
+template <class Begin, class End, class T, class Body, class Combine>
+T parallel_reduce(Begin begin, End end, T identity, Body&& body, Combine&& combine, const distribution& d) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
   if (r.empty()) {
@@ -541,8 +574,8 @@ T parallel_reduce(Index begin, Index end, T identity, Body&& body, Combine&& com
   return detail_loop::distributed_reduce(r.lo, r.hi, 0, identity, body, combine, d);
 }
 
-template <class Index, class T, class Body, class Combine>
-T parallel_reduce(Index begin, Index end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
+template <class Begin, class End, class T, class Body, class Combine>
+T parallel_reduce(Begin begin, End end, std::int64_t grain, T identity, Body&& body, Combine&& combine,
                   const distribution& d) {
   const auto r = detail_loop::range_of(begin, end);
   detail_loop::check_reduce_body<T, Body>();
