@@ -95,6 +95,10 @@ TEST_P(UserApi, DeterministicReduceIsBitwiseTheSerialElisions) {
   }
 }
 
+TEST_P(UserApi, ParallelSortAgreesWithStdSort) { EXPECT_EQ(user_api::sort_problems(), ""); }
+
+TEST_P(UserApi, ScansAgreeWithStdScansForNonCommutativeOps) { EXPECT_EQ(user_api::scan_problems(), ""); }
+
 INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, UserApi,
                          ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
                          [](const auto& info) {
@@ -110,6 +114,8 @@ TEST(UserApiSerialElision, SameResultsAsPlainCalls) {
   EXPECT_EQ(user_api::serial::invoke_error(), "second");
   EXPECT_EQ(user_api::serial::join_error(), "left");
   EXPECT_EQ(user_api::serial::loops_over_containers(), containers_expected);
+  EXPECT_EQ(user_api::serial::sort_problems(), "");
+  EXPECT_EQ(user_api::serial::scan_problems(), "");
   EXPECT_EQ(user_api::serial::combinable_counts(), (std::vector<long>{50000, 384, 1, 303, 0, 0}));
   EXPECT_EQ(user_api::serial::loop_2d(37, 1000, 8, 100), (std::vector<long>{0, 5, 63}));
 }

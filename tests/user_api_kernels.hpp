@@ -4,7 +4,10 @@
 // plain calls. Each returns what the test compares with a serial answer.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <numeric>
+#include <random>
 #include <cstdint>
 #include <deque>
 #include <ranges>
@@ -178,6 +181,78 @@ inline double deterministic_sum() {
         return acc;
       },
       [](double a, double b) { return a + b; });
+}
+
+// parallel_sort on inputs that trouble quicksorts; "" when every result
+// equals std::sort's, else what differed.
+inline std::string sort_problems() {
+  std::mt19937_64 random(7);
+  auto check = [&](std::vector<long> v, const char* what, auto comp) -> std::string {
+    std::vector<long> expected = v;
+    std::sort(expected.begin(), expected.end(), comp);
+    locus::parallel_sort(v.begin(), v.end(), comp);
+    return v == expected ? "" : std::string(what) + " differs; ";
+  };
+  std::string problems;
+  for (const std::size_t n : {0u, 1u, 2u, 2047u, 2049u, 100'000u}) {
+    std::vector<long> v(n);
+    for (auto& x : v) x = static_cast<long>(random() % 1'000'000);
+    problems += check(v, "random", std::less<>());
+    problems += check(v, "random, descending", std::greater<>());
+    std::vector<long> few(n);
+    for (auto& x : few) x = static_cast<long>(random() % 3);
+    problems += check(few, "three keys", std::less<>());
+    std::vector<long> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    problems += check(sorted, "sorted", std::less<>());
+    problems += check(std::vector<long>(sorted.rbegin(), sorted.rend()), "reversed", std::less<>());
+    problems += check(std::vector<long>(n, 42), "all equal", std::less<>());
+  }
+  std::vector<std::string> words;
+  for (int i = 0; i < 10'000; ++i) words.push_back(std::to_string(random() % 5000));
+  std::vector<std::string> expected = words;
+  std::sort(expected.begin(), expected.end());
+  locus::parallel_sort(words);
+  if (words != expected) problems += "strings differ; ";
+  return problems;
+}
+
+// Scans against std::inclusive_scan / exclusive_scan: sums of ints, and the
+// composition of affine maps x -> a x + b (mod 2^32), associative but not
+// commutative; in place too. "" when all agree.
+struct affine {
+  std::uint32_t a = 1, b = 0;
+  bool operator==(const affine&) const = default;
+};
+inline affine then(affine f, affine g) { return {f.a * g.a, f.b * g.a + g.b}; }  // g after f
+
+inline std::string scan_problems() {
+  std::mt19937_64 random(11);
+  std::string problems;
+  auto compose = [](affine f, affine g) { return then(f, g); };
+  for (const std::size_t n : {0u, 1u, 4095u, 3u * 4096u + 7u, 100'003u}) {
+    std::vector<long> x(n), got(n), want(n);
+    for (auto& v : x) v = static_cast<long>(random() % 1000) - 500;
+    locus::inclusive_scan(x.begin(), x.end(), got.begin());
+    std::inclusive_scan(x.begin(), x.end(), want.begin());
+    if (got != want) problems += "inclusive sum n=" + std::to_string(n) + "; ";
+    locus::exclusive_scan(x.begin(), x.end(), got.begin(), 17L);
+    std::exclusive_scan(x.begin(), x.end(), want.begin(), 17L);
+    if (got != want) problems += "exclusive sum n=" + std::to_string(n) + "; ";
+    std::vector<long> in_place = x;
+    const auto end = locus::inclusive_scan(in_place.begin(), in_place.end(), in_place.begin());
+    std::inclusive_scan(x.begin(), x.end(), want.begin());
+    if (in_place != want || end != in_place.end()) problems += "in place n=" + std::to_string(n) + "; ";
+    std::vector<affine> maps(n), got_maps(n), want_maps(n);
+    for (auto& m : maps) m = {static_cast<std::uint32_t>(random()) | 1u, static_cast<std::uint32_t>(random())};
+    locus::inclusive_scan(maps.begin(), maps.end(), got_maps.begin(), compose);
+    std::inclusive_scan(maps.begin(), maps.end(), want_maps.begin(), compose);
+    if (got_maps != want_maps) problems += "inclusive affine n=" + std::to_string(n) + "; ";
+    locus::exclusive_scan(maps.begin(), maps.end(), got_maps.begin(), affine{3, 4}, compose);
+    std::exclusive_scan(maps.begin(), maps.end(), want_maps.begin(), affine{3, 4}, compose);
+    if (got_maps != want_maps) problems += "exclusive affine n=" + std::to_string(n) + "; ";
+  }
+  return problems;
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS

@@ -10,6 +10,8 @@ long fib_by_join(int n) { return user_api::fib_by_join(n); }
 std::vector<int> invoke_slots() { return user_api::invoke_slots(); }
 std::string invoke_error() { return user_api::invoke_error(); }
 std::string join_error() { return user_api::join_error(); }
+std::string sort_problems() { return user_api::sort_problems(); }
+std::string scan_problems() { return user_api::scan_problems(); }
 double deterministic_sum() { return user_api::deterministic_sum(); }
 std::vector<long> combinable_counts() { return user_api::combinable_counts(); }
 std::vector<long> loops_over_containers() { return user_api::loops_over_containers(); }

@@ -14,6 +14,8 @@ std::string join_error();
 std::vector<long> loops_over_containers();
 std::vector<long> combinable_counts();
 double deterministic_sum();
+std::string sort_problems();
+std::string scan_problems();
 std::vector<long> loop_2d(long rows, long cols, long row_grain, long col_grain);
 
 }  // namespace user_api::serial
