@@ -99,6 +99,32 @@ TEST_P(UserApi, ParallelSortAgreesWithStdSort) { EXPECT_EQ(user_api::sort_proble
 
 TEST_P(UserApi, ScansAgreeWithStdScansForNonCommutativeOps) { EXPECT_EQ(user_api::scan_problems(), ""); }
 
+TEST_P(UserApi, CancellationSkipsWhatHasNotStarted) {
+  const int workers = std::get<1>(GetParam());
+  // On the pool (a root task), so that with one worker nothing runs beside it.
+  user_api::cancel_counts r;
+  locus::task_group root;
+  root.spawn([&] { r = user_api::cancellation_counts(); });
+  root.sync();
+  // Children before the canceling one ran. With ws on one worker each child
+  // runs at its spawn, so exactly those and no later child; policies that
+  // queue children (adws, ml-adws, tbb-numa) skip those still queued.
+  EXPECT_GE(r.from_child, 11);
+  EXPECT_LE(r.from_child, 100);
+  if (workers == 1 && std::get<0>(GetParam()) == "ws") EXPECT_EQ(r.from_child, 11);
+  // Parent-first children wait in the deque until sync on one worker, so
+  // none runs; with more workers a thief may have started some.
+  EXPECT_LE(r.queued, 100);
+  if (workers == 1) EXPECT_EQ(r.queued, 0);
+  EXPECT_EQ(r.after_cancel, 0);
+  EXPECT_EQ(r.canceling_after_sync, 0);
+  EXPECT_EQ(r.reused, 7);
+  EXPECT_GE(r.loop_indices, 1001);
+  EXPECT_LT(r.loop_indices, 1'000'000);
+  if (workers == 1) EXPECT_EQ(r.loop_indices, 1001);
+  EXPECT_EQ(r.error, "child 3");
+}
+
 INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, UserApi,
                          ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
                          [](const auto& info) {
@@ -115,6 +141,13 @@ TEST(UserApiSerialElision, SameResultsAsPlainCalls) {
   EXPECT_EQ(user_api::serial::join_error(), "left");
   EXPECT_EQ(user_api::serial::loops_over_containers(), containers_expected);
   EXPECT_EQ(user_api::serial::sort_problems(), "");
+  const auto c = user_api::serial::cancellation_counts();
+  EXPECT_EQ(c.from_child, 11);
+  EXPECT_EQ(c.queued, 100);  // the serial elision runs parent-first children at once, before the cancel
+  EXPECT_EQ(c.after_cancel, 0);
+  EXPECT_EQ(c.reused, 7);
+  EXPECT_EQ(c.loop_indices, 1001);
+  EXPECT_EQ(c.error, "child 3");
   EXPECT_EQ(user_api::serial::scan_problems(), "");
   EXPECT_EQ(user_api::serial::combinable_counts(), (std::vector<long>{50000, 384, 1, 303, 0, 0}));
   EXPECT_EQ(user_api::serial::loop_2d(37, 1000, 8, 100), (std::vector<long>{0, 5, 63}));

@@ -21,6 +21,13 @@
 #include "locus/locus.hpp"
 
 namespace user_api {
+
+// What cancellation_counts() (below) saw; one type for both compilations.
+struct cancel_counts {
+  long from_child, queued, after_cancel, canceling_after_sync, reused, loop_indices;
+  std::string error;
+};
+
 // Named after how the constructs compile (par or serial_elision), so the two
 // translation units' inline functions are different functions (no ODR clash).
 inline namespace LOCUS_CONSTRUCTS_NS {
@@ -253,6 +260,62 @@ inline std::string scan_problems() {
     if (got_maps != want_maps) problems += "exclusive affine n=" + std::to_string(n) + "; ";
   }
   return problems;
+}
+
+// Cancellation. Returns {children run of 100 canceled from child 10 (work-
+// first), parent-first children run of 100 canceled before sync, children
+// run of 5 spawned after cancel, canceling after sync (0/1), children run
+// when the group is used again, loop indices run before index 1000 stops
+// the loop, the exception's text (a child throws and cancels)}.
+inline cancel_counts cancellation_counts() {
+  cancel_counts r{};
+  std::atomic<long> ran{0};
+  {
+    locus::task_group g;
+    for (int k = 0; k < 100; ++k)
+      g.spawn([&, k] {
+        ++ran;
+        if (k == 10) g.cancel();
+      });
+    g.sync();
+    r.from_child = ran.exchange(0);
+  }
+  {
+    locus::task_group g;
+    for (int k = 0; k < 100; ++k) g.spawn([&] { ++ran; }, locus::parent_first);
+    g.cancel();
+    g.sync();
+    r.queued = ran.exchange(0);
+    g.cancel();
+    for (int k = 0; k < 5; ++k) g.spawn([&] { ++ran; });
+    g.enqueue([&] { ++ran; });
+    r.after_cancel = ran.exchange(0);
+    g.sync();
+    r.canceling_after_sync = g.is_canceling() ? 1 : 0;
+    for (int k = 0; k < 7; ++k) g.spawn([&] { ++ran; }, locus::parent_first);
+    g.sync();
+    r.reused = ran.exchange(0);
+  }
+  locus::cancellation stop;
+  locus::parallel_for(0, 1'000'000, [&](std::int64_t i) {
+    ++ran;
+    if (i == 1000) stop.cancel();
+  }, stop);
+  r.loop_indices = ran.exchange(0);
+  try {
+    locus::task_group g;
+    for (int k = 0; k < 50; ++k)
+      g.spawn([&, k] {
+        if (k == 3) {
+          g.cancel();
+          throw std::runtime_error("child 3");
+        }
+      });
+    g.sync();
+  } catch (const std::runtime_error& e) {
+    r.error = e.what();
+  }
+  return r;
 }
 
 }  // namespace LOCUS_CONSTRUCTS_NS

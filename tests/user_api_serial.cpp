@@ -12,6 +12,7 @@ std::string invoke_error() { return user_api::invoke_error(); }
 std::string join_error() { return user_api::join_error(); }
 std::string sort_problems() { return user_api::sort_problems(); }
 std::string scan_problems() { return user_api::scan_problems(); }
+user_api::cancel_counts cancellation_counts() { return user_api::cancellation_counts(); }
 double deterministic_sum() { return user_api::deterministic_sum(); }
 std::vector<long> combinable_counts() { return user_api::combinable_counts(); }
 std::vector<long> loops_over_containers() { return user_api::loops_over_containers(); }

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace user_api {
+struct cancel_counts;
+}
+
 namespace user_api::serial {
 
 long fib_by_join(int n);
@@ -14,6 +18,7 @@ std::string join_error();
 std::vector<long> loops_over_containers();
 std::vector<long> combinable_counts();
 double deterministic_sum();
+user_api::cancel_counts cancellation_counts();
 std::string sort_problems();
 std::string scan_problems();
 std::vector<long> loop_2d(long rows, long cols, long row_grain, long col_grain);

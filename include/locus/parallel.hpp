@@ -28,6 +28,7 @@
 // combined in range order, so combine need not be commutative.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <climits>
 #include <stdexcept>
@@ -47,9 +48,43 @@
 #endif
 
 namespace locus {
+
+// Stops a parallel_for early (oneTBB: cancel_group_execution on the loop's
+// task_group_context; rayon: find_any, try_for_each):
+//
+//   locus::cancellation stop;
+//   locus::parallel_for(0, n, [&](std::int64_t i) { if (match(i)) { found = i; stop.cancel(); } }, stop);
+//
+// Cooperative: an index body is not called again once cancel() is seen (it
+// is checked before each index), a range body not for a piece that starts
+// after it; a call that is running finishes. The loop returns when every
+// piece it started has ended. reset() before using it for another loop.
+class cancellation {
+ public:
+  void cancel() noexcept { flag_.store(true, std::memory_order_relaxed); }
+  bool is_canceled() const noexcept { return flag_.load(std::memory_order_relaxed); }
+  void reset() noexcept { flag_.store(false, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
 inline namespace LOCUS_CONSTRUCTS_NS {
 
 namespace detail_loop {
+
+// A loop body that stops once `stop` is canceled.
+template <class Body>
+auto stoppable(Body& body, const cancellation& stop) {
+  return [&body, &stop](std::int64_t lo, std::int64_t hi) {
+    if constexpr (std::is_invocable_v<Body&, std::int64_t, std::int64_t>) {
+      if (!stop.is_canceled()) body(lo, hi);
+    } else {
+      static_assert(std::is_invocable_v<Body&, std::int64_t>, "locus::parallel_for body must take (index) or (lo, hi)");
+      for (std::int64_t i = lo; i < hi && !stop.is_canceled(); ++i) body(i);
+    }
+  };
+}
 
 inline void check_grain(std::int64_t grain, const char* who) {
   if (grain < 1)
@@ -466,6 +501,19 @@ void parallel_for(Begin begin, End end, Body&& body) {
   const auto r = detail_loop::range_of(begin, end);
   if (r.empty()) return;
   detail_loop::lazy_for(r.lo, r.hi, detail_loop::auto_chunk(r.hi - r.lo), body);
+}
+
+// Until `stop` is canceled (locus::cancellation above): automatic, or with
+// a grain.
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, Body&& body, cancellation& stop) {
+  auto guarded = detail_loop::stoppable(body, stop);
+  parallel_for(begin, end, guarded);
+}
+template <class Begin, class End, class Body>
+void parallel_for(Begin begin, End end, std::int64_t grain, Body&& body, cancellation& stop) {
+  auto guarded = detail_loop::stoppable(body, stop);
+  parallel_for(begin, end, grain, guarded);
 }
 
 // With a partition: static_partition or a loop_affinity (partition.hpp).

@@ -31,6 +31,15 @@
 // worker the order is the serial elision's. spawn(f, parent_first) queues f
 // and goes on. sync() blocks that thread until the children are done.
 //
+// Cancellation (oneTBB's names): g.cancel() from the parent, a child or any
+// thread marks the group canceling; children that have not started by then
+// never run: queued ones (in a deque, a policy's mailbox, an inbox, a shared
+// queue, an arena) are dropped when a worker takes them, and a work-first
+// spawn into a canceling group returns without running its child. Running
+// children finish; g.is_canceling() lets long ones stop early. sync() waits
+// for everything started, rethrows the first exception if one was thrown,
+// and makes the group usable again (no longer canceling).
+//
 // The destructor syncs if the program did not. If a child threw and the
 // group is destroyed without sync() outside of stack unwinding, the
 // destructor rethrows it; during unwinding it is dropped.
@@ -97,13 +106,18 @@ class task_group {
   template <class F, class... Hints>
   void spawn(F&& f, Hints...) {
     detail::check_spawn_hints<Hints...>();
-    std::forward<F>(f)();
+    if (!canceling_) std::forward<F>(f)();
   }
   template <class F>
   void enqueue(F&& f, place_hint = any) {
-    std::forward<F>(f)();
+    if (!canceling_) std::forward<F>(f)();
   }
-  void sync() {}
+  void cancel() noexcept { canceling_ = true; }
+  bool is_canceling() const noexcept { return canceling_; }
+  void sync() { canceling_ = false; }
+
+ private:
+  bool canceling_ = false;
 };
 
 #else
@@ -141,6 +155,7 @@ class task_group {
   template <class F, class... Hints>
   void spawn(F&& f, Hints... hints) {
     detail::check_spawn_hints<Hints...>();
+    if (is_canceling()) [[unlikely]] return;  // a child of a canceling group never runs
     constexpr bool pf = (std::is_same_v<Hints, parent_first_t> || ...);
     constexpr bool placed = (std::is_same_v<Hints, place_hint> || ...);
     const place_hint place = detail::pick<place_hint>(any, hints...);
@@ -166,6 +181,7 @@ class task_group {
   template <class F>
   void enqueue(F&& f, place_hint where = any) {
     const std::int32_t place = detail::checked_place(where);
+    if (is_canceling()) [[unlikely]] return;
     detail::worker_view* w = detail::current_worker();
     if (w != nullptr && w->hooks != 0) [[unlikely]] {
       if (w->hooks & detail::hook_span) return run_measured(f, detail::span_steal::child);
@@ -181,6 +197,10 @@ class task_group {
     job->invoke = &invoke_outside<std::decay_t<F>>;
     detail::enqueue_child(state_, job);
   }
+
+  // Children not started yet will not run (see the top of this file).
+  void cancel() noexcept { state_.canceling.store(true, std::memory_order_relaxed); }
+  bool is_canceling() const noexcept { return state_.canceling.load(std::memory_order_relaxed); }
 
  private:
   template <bool ParentFirst, bool Placed, class F>
@@ -309,7 +329,12 @@ class task_group {
  public:
   // Always inline: the trivial sync is part of the spawn fast path.
   [[gnu::always_inline]] void sync() {
-    if (!used_) return;
+    if (!used_) {
+      // Canceled before any child was spawned (spawn then returns at once).
+      if (state_.canceling.load(std::memory_order_relaxed)) [[unlikely]]
+        state_.canceling.store(false, std::memory_order_relaxed);
+      return;
+    }
     used_ = false;
     // Trivial sync: nothing was stolen, routed or submitted from outside,
     // and no child is queued, so every child already ran on this worker.
@@ -317,6 +342,8 @@ class task_group {
       detail::sync_group(state_);
       if (hints_.flags & detail::group_hints::distributed) [[unlikely]] detail::group_synced_hooked(hints_);
     }
+    if (state_.canceling.load(std::memory_order_relaxed)) [[unlikely]]
+      state_.canceling.store(false, std::memory_order_relaxed);  // everything started has ended
     if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
       std::exception_ptr e = std::move(state_.error);
       state_.error = nullptr;
@@ -396,10 +423,12 @@ class task_group {
     static void invoke_and_destroy(detail::parent_first_job* base) {
       auto* self = static_cast<queued_job*>(base);
       detail::group_state* g = self->group;
-      try {
-        self->callable();
-      } catch (...) {
-        g->record_error(std::current_exception());
+      if (!g->canceling.load(std::memory_order_relaxed)) [[likely]] {
+        try {
+          self->callable();
+        } catch (...) {
+          g->record_error(std::current_exception());
+        }
       }
       if (self->report_to != nullptr) [[unlikely]] detail::report_done(*self->report_to, self->ctx);
       self->~queued_job();
@@ -423,10 +452,12 @@ class task_group {
   static void invoke_outside(detail::parent_first_job* base) {
     auto* self = static_cast<queued_job<Fn>*>(base);
     detail::group_state* g = self->group;
-    try {
-      self->callable();
-    } catch (...) {
-      g->record_error(std::current_exception());
+    if (!g->canceling.load(std::memory_order_relaxed)) [[likely]] {
+      try {
+        self->callable();
+      } catch (...) {
+        g->record_error(std::current_exception());
+      }
     }
     self->~queued_job<Fn>();
     ::operator delete(self);

@@ -181,6 +181,9 @@ struct group_state {
   bool stolen = false;
   std::int32_t parent_first_pending = 0;  // parent-first jobs pushed, not yet popped
   std::atomic<bool> has_error{false};
+  // task_group::cancel(): children not yet started are skipped (relaxed:
+  // cooperative, a child that starts just before it runs to its end).
+  std::atomic<bool> canceling{false};
   std::exception_ptr error;
   void* external_waiter = nullptr;  // semaphore of a non-worker parent
   // The parent suspended at sync; constructed only on that slow path.
