@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -133,6 +135,77 @@ INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, UserApi,
                              if (c == '-') c = '_';
                            return name;
                          });
+
+// Arenas limited to places: with a place per core, each arena's tasks run
+// only on its place's worker, whatever the policy (or the policy says it
+// cannot, clearly).
+class PlaceArenas : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+std::vector<std::vector<int>> places_seen_by_place_arenas() {
+  auto arenas = locus::place_arenas();
+  std::vector<std::vector<int>> seen(arenas.size());
+  for (std::size_t p = 0; p < arenas.size(); ++p) {
+    std::mutex m;
+    std::set<int> places;
+    arenas[p].execute([&] {
+      locus::parallel_for(0, 20000, [&](std::int64_t) {
+        const int here = locus::current_place();
+        const std::lock_guard lock(m);
+        places.insert(here);
+      });
+      locus::task_group g;
+      for (int k = 0; k < 50; ++k)
+        g.spawn([&] {
+          const std::lock_guard lock(m);
+          places.insert(locus::current_place());
+        }, locus::parent_first);
+      g.sync();
+    });
+    seen[p].assign(places.begin(), places.end());
+  }
+  return seen;
+}
+
+TEST_P(PlaceArenas, TasksRunOnlyAtTheirPlace) {
+  locus::runtime_options o;
+  o.policy = std::get<0>(GetParam());
+  o.workers = std::get<1>(GetParam());
+  o.places = "core";
+  locus::runtime rt(o);
+  if (o.policy == "ml-ws" || o.policy == "ml-adws") {
+    try {
+      locus::arena a(locus::at(0));
+      FAIL() << "no error";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot be limited to a place"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  const auto seen = places_seen_by_place_arenas();
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(locus::num_places()));
+  for (std::size_t p = 0; p < seen.size(); ++p) EXPECT_EQ(seen[p], (std::vector<int>{static_cast<int>(p)})) << p;
+  EXPECT_THROW(locus::arena(locus::at(locus::num_places())), std::out_of_range);
+}
+
+INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, PlaceArenas,
+                         ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
+                         [](const auto& info) {
+                           std::string name = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+TEST(PlaceArenasSimulated, TasksRunOnlyAtTheirNumaNode) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "cats-opteron-4x4";  // 4 NUMA nodes of 4 cores
+  o.policy = "tbb-numa";
+  locus::runtime rt(o);
+  ASSERT_EQ(locus::num_places(), 4);
+  const auto seen = places_seen_by_place_arenas();
+  for (std::size_t p = 0; p < seen.size(); ++p) EXPECT_EQ(seen[p], (std::vector<int>{static_cast<int>(p)})) << p;
+}
 
 TEST(UserApiSerialElision, SameResultsAsPlainCalls) {
   EXPECT_EQ(user_api::serial::fib_by_join(22), 17711);

@@ -32,6 +32,7 @@
 // did not exist. In the serial elision, execute and enqueue call f.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -41,6 +42,7 @@
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/enqueue.hpp"
 #include "locus/place.hpp"
+#include "locus/runtime.hpp"
 
 namespace locus {
 
@@ -52,7 +54,9 @@ struct arena_handle {
   int id = 0;
   int max_concurrency = 1;
 };
-arena_handle arena_open(int max_concurrency);  // std::invalid_argument if < 1
+// std::invalid_argument if max_concurrency < 0; only_place: any_place, or
+// the one place whose workers serve the arena (std::out_of_range if none).
+arena_handle arena_open(int max_concurrency, std::int32_t only_place = -1);
 void arena_close(const arena_handle& a) noexcept;
 void arena_execute(const arena_handle& a, void (*fn)(void*), void* arg);
 void arena_check(const arena_handle& a);  // throws if its pool has stopped
@@ -69,18 +73,31 @@ class arena {
 #ifdef LOCUS_SERIAL_ELISION
   arena() = default;
   explicit arena(int max_concurrency) : handle_{nullptr, 1, max_concurrency} {}
+  explicit arena(place_hint, int max_concurrency = 0) : handle_{nullptr, 1, max_concurrency} {}
 #else
   // As many workers as the pool has (locus::num_workers()).
   arena() : arena(0) {}
   // At most max_concurrency workers at once (std::invalid_argument if < 1;
   // more than the pool has means the pool's). 0 is the default's.
   explicit arena(int max_concurrency) : handle_(detail::arena_open(max_concurrency)) {}
+  // Limited to one place (oneTBB: task_arena with constraints{numa_id}): only
+  // the workers of place p serve it, at most max_concurrency of them (0: all
+  // of them), so its tasks never run elsewhere. std::out_of_range for a
+  // place outside 0..num_places()-1 (locus::any: not limited);
+  // std::invalid_argument under a policy whose arenas share every worker
+  // (ml-ws, ml-adws) or with LOCUS_ARENA_SHARES=pool.
+  explicit arena(place_hint where, int max_concurrency = 0)
+      : handle_(detail::arena_open(max_concurrency, where.place)) {}
   // No execute may be running (work it enqueued may: the arena's slot is
   // reused only once that has returned).
   ~arena() { detail::arena_close(handle_); }
 #endif
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
+  // Movable, so that arenas fit in a vector (place_arenas); a moved-from
+  // arena may only be destroyed.
+  arena(arena&& other) noexcept : handle_(std::exchange(other.handle_, detail::arena_handle{})) {}
+  arena& operator=(arena&&) = delete;
 
   template <class F>
   std::invoke_result_t<F&> execute(F&& f) {
@@ -136,6 +153,21 @@ class arena {
   }
   detail::arena_handle handle_;
 };
+
+// One arena per place, each limited to it (oneTBB's
+// create_numa_task_arenas): arenas[p].execute(f) runs f on place p's
+// workers only. The same errors as arena(place_hint).
+inline std::vector<arena> place_arenas() {
+  std::vector<arena> arenas;
+#ifdef LOCUS_SERIAL_ELISION
+  arenas.emplace_back(at(0));
+#else
+  const int places = num_places();
+  arenas.reserve(static_cast<std::size_t>(places));
+  for (int p = 0; p < places; ++p) arenas.emplace_back(at(p));
+#endif
+  return arenas;
+}
 
 namespace this_arena {
 // The arena of the running task: 0 (the default arena) off the pool.

@@ -10,6 +10,7 @@ namespace locus::detail {
 
 namespace {
 runtime_state& pool_of(const arena_handle& a) {
+  if (a.pool == nullptr) throw std::logic_error("locus::arena: used after it was moved from");
   runtime_state* rt = pool_if_started();
   if (rt == nullptr || rt != a.pool)
     throw std::logic_error("locus::arena " + std::to_string(a.id) +
@@ -19,14 +20,29 @@ runtime_state& pool_of(const arena_handle& a) {
 }
 }  // namespace
 
-arena_handle arena_open(int max_concurrency) {
+arena_handle arena_open(int max_concurrency, std::int32_t only_place) {
   if (max_concurrency < 0)
     throw std::invalid_argument("locus::arena(" + std::to_string(max_concurrency) +
                                 "): max_concurrency must be >= 1 (or 0 for every worker of the pool)");
   runtime_state& rt = pool();
+  if (only_place != any_place) {
+    if (only_place < 0 || only_place >= rt.places.num_places)
+      throw std::out_of_range("locus::arena(at(" + std::to_string(only_place) + ")): no such place; accepted: 0 to " +
+                              std::to_string(rt.places.num_places - 1) + " (locus::num_places(), LOCUS_PLACES)");
+    // Its tasks must never run elsewhere, which the manager's shares by
+    // place guarantee, and only they.
+    if (!rt.arenas.isolating())
+      throw std::invalid_argument("locus::arena(at(" + std::to_string(only_place) + ")): policy " + rt.cfg.policy +
+                                  " schedules every arena over the whole machine, so an arena cannot be limited "
+                                  "to a place under it; every other policy can");
+    if (rt.cfg.shares != arena_shares::places)
+      throw std::invalid_argument("locus::arena(at(" + std::to_string(only_place) +
+                                  ")): an arena limited to a place needs LOCUS_ARENA_SHARES=places (the default); "
+                                  "with pool, workers are dealt out by count whatever their place");
+  }
   const int workers = static_cast<int>(rt.workers.size());
   const int wanted = max_concurrency == 0 ? workers : max_concurrency;
-  const int id = rt.arenas.open(wanted);
+  const int id = rt.arenas.open(wanted, only_place == any_place ? -1 : only_place);
   return {&rt, id, rt.arenas.slot(id).max_concurrency.load(std::memory_order_relaxed)};
 }
 

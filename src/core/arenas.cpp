@@ -28,8 +28,10 @@ void arena_manager::init(const placement& places, int max_arenas, arena_shares m
   for (std::size_t w = 0; w < places.worker_place.size(); ++w) targets_[w].store(0, std::memory_order_relaxed);
 }
 
-int arena_manager::open(int max_concurrency) {
-  const int workers = static_cast<int>(places_->worker_place.size());
+int arena_manager::open(int max_concurrency, int only_place) {
+  const int workers = only_place >= 0
+                          ? static_cast<int>(places_->place_workers[static_cast<std::size_t>(only_place)].size())
+                          : static_cast<int>(places_->worker_place.size());
   std::lock_guard guard(lock_);
   for (std::size_t a = 1; a < count_; ++a) {
     arena_slot& s = slots_[a];
@@ -38,6 +40,7 @@ int arena_manager::open(int max_concurrency) {
     if (s.open || s.in_flight.load(std::memory_order_acquire) != 0) continue;
     s.open = true;
     s.max_concurrency.store(std::clamp(max_concurrency, 1, workers), std::memory_order_relaxed);
+    s.only_place.store(only_place, std::memory_order_relaxed);
     if (isolating_) engaged_.store(true, std::memory_order_release);
     return static_cast<int>(a);
   }
@@ -55,6 +58,7 @@ void arena_manager::close(int id) {
 int arena_manager::place_cap(int id, int p) const {
   const int places = places_->num_places;
   const int m = slot(id).max_concurrency.load(std::memory_order_relaxed);
+  if (const int only = slot(id).only_place.load(std::memory_order_relaxed); only >= 0) return p == only ? m : 0;
   const int extra = ((p - id) % places + places) % places < m % places ? 1 : 0;
   return m / places + extra;
 }
@@ -128,20 +132,29 @@ bool arena_manager::unserved(int id) const {
   return true;
 }
 
-bool arena_manager::lendable_work(int mine) const {
+namespace {
+// A place-limited arena takes a lender of its own place only.
+bool serves_place(const arena_slot& s, int place) {
+  const int only = s.only_place.load(std::memory_order_relaxed);
+  return only < 0 || only == place;
+}
+}  // namespace
+
+bool arena_manager::lendable_work(int mine, int place) const {
   for (std::size_t a = 0; a < count_; ++a) {
     const arena_slot& s = slots_[a];
-    if (static_cast<int>(a) != mine && !s.roots.empty() && unserved(static_cast<int>(a)) &&
+    if (static_cast<int>(a) != mine && serves_place(s, place) && !s.roots.empty() && unserved(static_cast<int>(a)) &&
         s.lenders.load(std::memory_order_acquire) < std::max(1, s.max_concurrency.load(std::memory_order_relaxed)))
       return true;
   }
   return false;
 }
 
-int arena_manager::try_lend(int mine) {
+int arena_manager::try_lend(int mine, int place) {
   for (std::size_t a = 0; a < count_; ++a) {
     arena_slot& s = slots_[a];
-    if (static_cast<int>(a) == mine || s.roots.empty() || !unserved(static_cast<int>(a))) continue;
+    if (static_cast<int>(a) == mine || !serves_place(s, place) || s.roots.empty() || !unserved(static_cast<int>(a)))
+      continue;
     if (s.lenders.fetch_add(1, std::memory_order_acq_rel) < std::max(1, s.max_concurrency.load(std::memory_order_relaxed))) return static_cast<int>(a);
     s.lenders.fetch_sub(1, std::memory_order_acq_rel);
   }

@@ -51,6 +51,7 @@ struct arena_slot {
   std::atomic<int> in_flight{0};  // roots (execute calls, enqueued tasks) not yet returned
   std::atomic<int> max_concurrency{0};  // set when opened (read by lenders without the lock)
   std::atomic<int> lenders{0};    // workers lent to it now (try_lend)
+  std::atomic<int> only_place{-1};  // a place-limited arena's place (locus::arena(at(p))), or -1
   bool open = false;              // a locus::arena (or the pool, for slot 0) holds it; under the lock
   // Workers per place given to this arena by the last rebalance.
   std::unique_ptr<std::atomic<int>[]> allotted;
@@ -65,10 +66,11 @@ class arena_manager {
   void init(const placement& places, int max_arenas, arena_shares mode, bool isolating);
 
   // Opens a slot for a locus::arena that asks for at most max_concurrency
-  // workers (clamped to the pool); throws std::runtime_error naming
-  // LOCUS_ARENA_MAX when every slot is taken. A closed slot is reused only
-  // once its work in flight has returned.
-  int open(int max_concurrency);
+  // workers (clamped to the pool, or with `only_place` >= 0 to the workers
+  // of that place, the only ones it ever gets); throws std::runtime_error
+  // naming LOCUS_ARENA_MAX when every slot is taken. A closed slot is
+  // reused only once its work in flight has returned.
+  int open(int max_concurrency, int only_place = -1);
   void close(int id);
 
   arena_slot& slot(int id) { return slots_[static_cast<std::size_t>(id)]; }
@@ -95,14 +97,16 @@ class arena_manager {
   // Some arena with work got no worker at the last rebalance.
   bool starving() const { return starving_.load(std::memory_order_acquire); }
   // An arena other than `mine` with frames in its shared queues, no worker
-  // allotted and fewer lenders than its max_concurrency, now counting one
-  // more lender; or -1. end_lend gives the lender back.
-  int try_lend(int mine);
+  // allotted and fewer lenders than its max_concurrency, that a worker of
+  // place `place` may serve (a place-limited arena takes only its own
+  // place's), now counting one more lender; or -1. end_lend gives the
+  // lender back.
+  int try_lend(int mine, int place);
   // Whether arena id has no worker allotted (lenders may serve it).
   bool unserved(int id) const;
-  // Some arena other than `mine` a worker could be lent to (try_lend's
-  // test, without counting a lender).
-  bool lendable_work(int mine) const;
+  // Some arena other than `mine` a worker of `place` could be lent to
+  // (try_lend's test, without counting a lender).
+  bool lendable_work(int mine, int place) const;
   void end_lend(int arena) { slot(arena).lenders.fetch_sub(1, std::memory_order_acq_rel); }
 
   std::uint16_t target(int worker) const { return targets_[static_cast<std::size_t>(worker)].load(std::memory_order_acquire); }
@@ -113,7 +117,8 @@ class arena_manager {
  private:
   // The workers arena `id` may have at place p: its max_concurrency dealt
   // over the places, the extras from place (id mod P) on, so that two small
-  // arenas do not both crowd place 0.
+  // arenas do not both crowd place 0; a place-limited arena's all at its
+  // place and none elsewhere.
   int place_cap(int id, int p) const;
   void assign(const std::vector<int>& active, std::vector<std::uint16_t>& target);
 

@@ -93,7 +93,7 @@ bool work_visible(runtime_state& rt, worker& self) {
   if (!rt.arenas.queues_of(arena).empty() && (!filtered || rt.policy->may_take(self, nullptr))) return true;
   if (rt.policy->has_work_for(self)) return true;
   const bool engaged = rt.arenas.engaged();
-  if (engaged && rt.arenas.starving() && rt.arenas.lendable_work(arena)) return true;  // lend_to_starving takes it
+  if (engaged && rt.arenas.starving() && rt.arenas.lendable_work(arena, self.place)) return true;  // lend_to_starving takes it
   for (auto& w : rt.workers) {
     if (engaged && w->arena.load(std::memory_order_relaxed) != arena) continue;
     if (!w->posted.looks_empty()) return true;
@@ -195,7 +195,7 @@ void move_to_target_arena(runtime_state& rt, worker& w) {
 // frame found keeps the worker there until its deque is empty again.
 search_result lend_to_starving(runtime_state& rt, worker& w) {
   if (!rt.arenas.starving() || w.lent_to >= 0) return {};
-  const int arena = rt.arenas.try_lend(w.arena.load(std::memory_order_relaxed));
+  const int arena = rt.arenas.try_lend(w.arena.load(std::memory_order_relaxed), w.place);
   if (arena < 0) return {};
   w.lent_to = arena;
   serve_arena(w, arena);
