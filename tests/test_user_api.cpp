@@ -24,6 +24,14 @@ std::vector<int> one_to(int n) {
   return v;
 }
 
+// "ml_adws_2": a test name for (policy, workers).
+std::string policy_and_workers(const ::testing::TestParamInfo<std::tuple<std::string, int>>& info) {
+  std::string name = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
 }  // namespace
 
 class UserApi : public ::testing::TestWithParam<std::tuple<std::string, int>> {
@@ -129,12 +137,7 @@ TEST_P(UserApi, CancellationSkipsWhatHasNotStarted) {
 
 INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, UserApi,
                          ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
-                         [](const auto& info) {
-                           std::string name = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
-                           for (char& c : name)
-                             if (c == '-') c = '_';
-                           return name;
-                         });
+                         policy_and_workers);
 
 // Arenas limited to places: with a place per core, each arena's tasks run
 // only on its place's worker, whatever the policy (or the policy says it
@@ -189,12 +192,7 @@ TEST_P(PlaceArenas, TasksRunOnlyAtTheirPlace) {
 
 INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, PlaceArenas,
                          ::testing::Combine(::testing::ValuesIn(locus::available_policies()), ::testing::Values(1, 2, 4)),
-                         [](const auto& info) {
-                           std::string name = std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
-                           for (char& c : name)
-                             if (c == '-') c = '_';
-                           return name;
-                         });
+                         policy_and_workers);
 
 TEST(PlaceArenasSimulated, TasksRunOnlyAtTheirNumaNode) {
   locus::runtime_options o;
