@@ -155,7 +155,6 @@ class task_group {
   template <class F, class... Hints>
   void spawn(F&& f, Hints... hints) {
     detail::check_spawn_hints<Hints...>();
-    if (is_canceling()) [[unlikely]] return;  // a child of a canceling group never runs
     constexpr bool pf = (std::is_same_v<Hints, parent_first_t> || ...);
     constexpr bool placed = (std::is_same_v<Hints, place_hint> || ...);
     const place_hint place = detail::pick<place_hint>(any, hints...);
@@ -199,8 +198,8 @@ class task_group {
   }
 
   // Children not started yet will not run (see the top of this file).
-  void cancel() noexcept { state_.canceling.store(true, std::memory_order_relaxed); }
-  bool is_canceling() const noexcept { return state_.canceling.load(std::memory_order_relaxed); }
+  void cancel() noexcept { state_.status.fetch_or(detail::group_state::canceled, std::memory_order_relaxed); }
+  bool is_canceling() const noexcept { return state_.canceling(); }
 
  private:
   template <bool ParentFirst, bool Placed, class F>
@@ -323,6 +322,7 @@ class task_group {
   [[gnu::noinline]] void run_measured(F& f, detail::span_steal steal) {
     used_ = true;
     state_.stolen = true;
+    if (is_canceling()) return;
     if (std::exception_ptr e = detail::run_span_child(f, steal)) state_.record_error(e);
   }
 
@@ -331,8 +331,7 @@ class task_group {
   [[gnu::always_inline]] void sync() {
     if (!used_) {
       // Canceled before any child was spawned (spawn then returns at once).
-      if (state_.canceling.load(std::memory_order_relaxed)) [[unlikely]]
-        state_.canceling.store(false, std::memory_order_relaxed);
+      if (state_.canceling()) [[unlikely]] state_.status.store(0, std::memory_order_relaxed);
       return;
     }
     used_ = false;
@@ -342,13 +341,11 @@ class task_group {
       detail::sync_group(state_);
       if (hints_.flags & detail::group_hints::distributed) [[unlikely]] detail::group_synced_hooked(hints_);
     }
-    if (state_.canceling.load(std::memory_order_relaxed)) [[unlikely]]
-      state_.canceling.store(false, std::memory_order_relaxed);  // everything started has ended
-    if (state_.has_error.load(std::memory_order_relaxed)) [[unlikely]] {
-      std::exception_ptr e = std::move(state_.error);
-      state_.error = nullptr;
-      state_.has_error.store(false, std::memory_order_relaxed);
-      std::rethrow_exception(e);
+    // A child threw, or the group was canceled; everything started has
+    // ended, so the group is cleared for its next use.
+    if (state_.status.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+      const bool threw = state_.status.exchange(0, std::memory_order_relaxed) & detail::group_state::threw;
+      if (threw) std::rethrow_exception(std::exchange(state_.error, nullptr));
     }
   }
 
@@ -370,6 +367,10 @@ class task_group {
     stored local(std::forward<F>(*static_cast<std::remove_reference_t<F>*>(req.callable)));
     detail::group_state* group = req.parent.group;
     detail::publish_parent(req);  // req is dead after this: it lives on the parent's stack
+    // A child spawned into a canceling group does not run. Checked here, in
+    // the out-of-line child, rather than in the inlined spawn: the parent's
+    // fast path stays as it was.
+    if (group->canceling()) [[unlikely]] return;
     try {
       local();
     } catch (...) {
@@ -394,10 +395,12 @@ class task_group {
     detail::worker_view* w = req.spawner;
     detail::publish_parent(req);
     w->ctx = ctx;
-    try {
-      local();
-    } catch (...) {
-      group->record_error(std::current_exception());
+    if (!group->canceling()) [[likely]] {
+      try {
+        local();
+      } catch (...) {
+        group->record_error(std::current_exception());
+      }
     }
     if (report_to != nullptr) [[unlikely]] detail::report_done(*report_to, ctx);
   }
@@ -423,7 +426,7 @@ class task_group {
     static void invoke_and_destroy(detail::parent_first_job* base) {
       auto* self = static_cast<queued_job*>(base);
       detail::group_state* g = self->group;
-      if (!g->canceling.load(std::memory_order_relaxed)) [[likely]] {
+      if (!g->canceling()) [[likely]] {
         try {
           self->callable();
         } catch (...) {
@@ -452,7 +455,7 @@ class task_group {
   static void invoke_outside(detail::parent_first_job* base) {
     auto* self = static_cast<queued_job<Fn>*>(base);
     detail::group_state* g = self->group;
-    if (!g->canceling.load(std::memory_order_relaxed)) [[likely]] {
+    if (!g->canceling()) [[likely]] {
       try {
         self->callable();
       } catch (...) {

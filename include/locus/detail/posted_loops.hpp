@@ -23,7 +23,7 @@ inline void finish_posted(group_state& g, std::exception_ptr own_error) {
   if (g.stolen) sync_group(g);
   g.stolen = false;
   if (own_error) std::rethrow_exception(own_error);
-  if (g.has_error.load(std::memory_order_relaxed)) std::rethrow_exception(g.error);
+  if (g.has_error()) std::rethrow_exception(g.error);
 }
 
 // A posted loop's run(index, lo, hi): index is the sub-range's position in

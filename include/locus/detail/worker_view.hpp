@@ -180,10 +180,12 @@ struct group_state {
   // stolen, or a child was routed by the policy or submitted from outside.
   bool stolen = false;
   std::int32_t parent_first_pending = 0;  // parent-first jobs pushed, not yet popped
-  std::atomic<bool> has_error{false};
-  // task_group::cancel(): children not yet started are skipped (relaxed:
-  // cooperative, a child that starts just before it runs to its end).
-  std::atomic<bool> canceling{false};
+  // `threw`: a child threw, `error` holds the first exception; `canceled`:
+  // task_group::cancel(), children not yet started are skipped (relaxed:
+  // cooperative, a child that starts just before it runs to its end). One
+  // word, so that sync's fast path tests both at once.
+  static constexpr std::uint8_t threw = 1, canceled = 2;
+  std::atomic<std::uint8_t> status{0};
   std::exception_ptr error;
   void* external_waiter = nullptr;  // semaphore of a non-worker parent
   // The parent suspended at sync; constructed only on that slow path.
@@ -191,9 +193,10 @@ struct group_state {
     continuation waiter;
   };
   void record_error(std::exception_ptr e) noexcept {
-    bool expected = false;
-    if (has_error.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) error = std::move(e);
+    if (!(status.fetch_or(threw, std::memory_order_acq_rel) & threw)) error = std::move(e);
   }
+  bool has_error() const noexcept { return status.load(std::memory_order_relaxed) & threw; }
+  bool canceling() const noexcept { return status.load(std::memory_order_relaxed) & canceled; }
 };
 
 // The parent's continuation after a work-first spawn; a thief that takes it
