@@ -15,7 +15,8 @@
 BUILD      ?= build
 GENERATOR  ?= Ninja
 PACKAGES   := cmake ninja-build g++ pkg-config libhwloc-dev hwloc libnuma-dev \
-              libboost-context-dev libgtest-dev libtbb-dev python3-matplotlib
+              libboost-context-dev libgtest-dev libtbb-dev python3-matplotlib \
+              libopenmpi-dev openmpi-bin
 # Debian's python, which python3-matplotlib installs into (not whatever
 # python3 comes first on PATH).
 PYTHON     := /usr/bin/python3
