@@ -6,7 +6,7 @@
 //
 //   mpirun -np R locus-mpi-bench --bench heat|cg [--variant V[,V...]|all]
 //          [--size tiny|small|medium] [--reps N] [--warmup N] [--workers N]
-//          [--out FILE.jsonl] [--quiet]
+//          [--out FILE.jsonl] [--launch TEXT] [--quiet]
 #include <mpi.h>
 #include <omp.h>
 
@@ -46,7 +46,9 @@ struct options {
   int warmup = 1;
   int workers = 0;  // per rank, for omp and locus; 0: LOCUS_WORKERS, OMP_NUM_THREADS, else cores / ranks on the node
   std::string out;
+  std::string launch;  // how the ranks were started, for the run record
   bool quiet = false;
+  bool perturb = false;  // spoil every result a little: the check must fail (a test of the check)
 };
 
 const char* usage =
@@ -59,7 +61,10 @@ const char* usage =
     "  --workers N            threads or locus workers per rank (default: LOCUS_WORKERS, else OMP_NUM_THREADS,\n"
     "                         else the cores divided by the ranks on this node)\n"
     "  --out FILE.jsonl       results, appended to by rank 0 (default: none)\n"
-    "  --quiet                no progress on stderr\n";
+    "  --launch TEXT          how the ranks were started (e.g. the mpirun line), kept in the run record\n"
+    "  --quiet                no progress on stderr\n"
+    "  --perturb              spoil each result slightly before the check, which must then fail (exit 1):\n"
+    "                         a test of the check\n";
 
 int parse_int(const std::string& flag, const std::string& value, int lo) {
   int v = 0;
@@ -103,6 +108,10 @@ options parse(int argc, char** argv) {
       o.workers = parse_int(a, value(), 1);
     } else if (a == "--out") {
       o.out = value();
+    } else if (a == "--launch") {
+      o.launch = value();
+    } else if (a == "--perturb") {
+      o.perturb = true;
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--help" || a == "-h") {
@@ -138,9 +147,9 @@ heat_params heat_size(const std::string& size) {
 }
 
 cg_params cg_size(const std::string& size) {
-  if (size == "tiny") return {48, 60, 256};
-  if (size == "small") return {512, 200, 1024};
-  return {1024, 400, 2048};
+  if (size == "tiny") return {48, 60, 256, 0.05};
+  if (size == "small") return {512, 200, 1024, 0.05};
+  return {1024, 400, 2048, 0.05};
 }
 
 std::string params_json(const options& o) {
@@ -150,7 +159,10 @@ std::string params_json(const options& o) {
     p.add("n", std::to_string(h.n)).add("steps", std::to_string(h.steps)).add("grain", std::to_string(h.grain));
   } else {
     const auto c = cg_size(o.size);
-    p.add("m", std::to_string(c.m)).add("iterations", std::to_string(c.iterations)).add("grain", std::to_string(c.grain));
+    p.add("m", std::to_string(c.m))
+        .add("iterations", std::to_string(c.iterations))
+        .add("grain", std::to_string(c.grain))
+        .add("shift", std::to_string(c.shift));
   }
   return p.str();
 }
@@ -162,6 +174,15 @@ std::string mpi_library() {
   std::string v(version, static_cast<std::size_t>(length));
   if (const auto end = v.find_first_of(",\n"); end != std::string::npos) v.resize(end);
   return v;
+}
+
+// /proc/loadavg's first three fields: how busy the machine was (other
+// programs share the cores; the report shows it beside the times).
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  if (!(in >> one >> five >> fifteen)) return "unknown";
+  return one + " " + five + " " + fifteen;
 }
 
 double median(std::vector<double> v) {
@@ -192,6 +213,7 @@ locus::runtime_options pool_options(int workers) {
 template <class Problem>
 int measure(const options& o, Problem& problem, int rank, int ranks) {
   const int threads = workers_per_rank(o);
+  const std::string load_at_start = load_average();
   std::vector<cell> cells;
   for (variant v : o.variants) cells.push_back({v, {}, true, "", "", v == variant::mpi ? 1 : threads});
   for (int round = 0; round < o.warmup + o.reps; ++round) {
@@ -211,6 +233,7 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
       double slowest = 0.0;
       MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
       pool.reset();
+      if (o.perturb) problem.perturb();
       const std::string why = problem.verify();
       if (rank == 0) {
         if (!why.empty() && c.verified) {
@@ -254,6 +277,8 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
         .add("ranks", ranks)
         .add("workers_per_rank", threads)
         .add("mpi_library", mpi_library())
+        .add("launch", o.launch.empty() ? std::string("not given") : o.launch)
+        .add("load_average", load_at_start + " at the start, " + load_average() + " at the end")
         .add_raw("params", params_json(o));
     if (out.is_open()) out << run.str() << '\n';
     const std::string machine = bench::machine_name();
