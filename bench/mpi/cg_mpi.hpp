@@ -109,7 +109,7 @@ class cg_problem {
     const int count = static_cast<int>(m);
     auto allreduce = [](double local) {
       double sum = 0.0;
-      MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      check(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
       return sum;
     };
 
@@ -264,8 +264,9 @@ class cg_problem {
     }
     std::vector<double> z;
     if (rank_ == 0) z.resize(whole_x_.size());
-    MPI_Gatherv(z_.data(), static_cast<int>(z_.size()), MPI_DOUBLE, rank_ == 0 ? z.data() : nullptr, counts.data(),
-                offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    check(MPI_Gatherv(z_.data(), static_cast<int>(z_.size()), MPI_DOUBLE, rank_ == 0 ? z.data() : nullptr, counts.data(),
+                offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD),
+          "MPI_Gatherv");
     if (rank_ != 0) return "";
     residual_ = cg::residual(whole_, whole_x_, z);
     return cg::solve_mismatch(whole_, whole_x_, z, reference_residual_, reference_z_, deviation_);

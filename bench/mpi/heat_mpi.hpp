@@ -136,8 +136,9 @@ class heat_problem {
     }
     std::vector<double> whole;
     if (rank_ == 0) whole = whole_initial_;  // the boundary lines 0 and n - 1 never change
-    MPI_Gatherv(result_ + n, static_cast<int>(mine_.size() * n), MPI_DOUBLE, rank_ == 0 ? whole.data() : nullptr,
-                counts.data(), offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    check(MPI_Gatherv(result_ + n, static_cast<int>(mine_.size() * n), MPI_DOUBLE, rank_ == 0 ? whole.data() : nullptr,
+                counts.data(), offsets.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD),
+          "MPI_Gatherv");
     if (rank_ != 0) return "";
     checksum_ = 0.0;
     for (const double c : whole) checksum_ += c;

@@ -197,6 +197,9 @@ struct cell {
   bool verified = true;
   std::string failure, summary;
   int workers = 1;  // per rank
+  // locus::mpi's counters over the timed reps, summed over the ranks
+  // (requests waited, waits that suspended a task, polls that tested).
+  double requests_waited = 0, tasks_suspended = 0, polls = 0;
 };
 
 // The pool of a locus variant, started before its run and stopped after,
@@ -226,12 +229,24 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
       // Let the previous variant's threads settle (OpenMP's spin before
       // sleeping, a pool's stop), then start together.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      MPI_Barrier(MPI_COMM_WORLD);
+      check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+      const auto counters_before = locus::mpi::get_counters();
       const double start = MPI_Wtime();
       problem.run(c.v);
       const double mine = MPI_Wtime() - start;
+      const auto counters_after = locus::mpi::get_counters();
+      double counted[3] = {static_cast<double>(counters_after.requests_waited - counters_before.requests_waited),
+                           static_cast<double>(counters_after.tasks_suspended - counters_before.tasks_suspended),
+                           static_cast<double>(counters_after.polls - counters_before.polls)};
+      double counted_sum[3] = {0, 0, 0};
+      check(MPI_Reduce(counted, counted_sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD), "MPI_Reduce");
+      if (timed) {
+        c.requests_waited += counted_sum[0];
+        c.tasks_suspended += counted_sum[1];
+        c.polls += counted_sum[2];
+      }
       double slowest = 0.0;
-      MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+      check(MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD), "MPI_Reduce");
       pool.reset();
       if (o.perturb) problem.perturb();
       const std::string why = problem.verify();
@@ -286,8 +301,14 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
       const double med = median(c.seconds);
       const auto [mn, mx] = std::minmax_element(c.seconds.begin(), c.seconds.end());
       if (!o.quiet)
-        std::fprintf(stderr, "%s %-16s %d ranks x %d: median %.4f s (min %.4f, max %.4f) %s\n", o.bench.c_str(),
-                     name_of(c.v).c_str(), ranks, c.workers, med, *mn, *mx, c.verified ? "verified" : "WRONG");
+        std::fprintf(stderr, "%s %-16s %d ranks x %d: median %.4f s (min %.4f, max %.4f) %s%s\n", o.bench.c_str(),
+                     name_of(c.v).c_str(), ranks, c.workers, med, *mn, *mx, c.verified ? "verified" : "WRONG",
+                     c.v == variant::locus_tasks
+                         ? (", per rep: " + std::to_string(static_cast<long>(c.requests_waited / o.reps)) +
+                            " requests waited, " + std::to_string(static_cast<long>(c.tasks_suspended / o.reps)) +
+                            " tasks suspended")
+                               .c_str()
+                         : "");
       json::object cell_record;
       // locus-bench's cell record; "workers" is the cores' worth of threads
       // in all (ranks x workers_per_rank), "ranks" marks a hybrid cell.
@@ -309,12 +330,18 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
           .add("summary", c.summary)
           .add("uses_loops", true)
           .add("tolerance", problem.tolerance());
+      if (c.v == variant::locus_tasks)
+        // Per rep, summed over the ranks: how often the task-aware waits
+        // were used and how often a task really suspended.
+        cell_record.add("mpi_requests_waited", c.requests_waited / o.reps)
+            .add("mpi_tasks_suspended", c.tasks_suspended / o.reps)
+            .add("mpi_polls", c.polls / o.reps);
       if (!c.verified) cell_record.add("failure", c.failure);
       cell_record.add_raw("params", params_json(o));
       if (out.is_open()) out << cell_record.str() << '\n';
     }
   }
-  MPI_Bcast(&all_verified, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  check(MPI_Bcast(&all_verified, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return all_verified ? 0 : 1;
 }
 
@@ -334,23 +361,16 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-#if LOCUS_MPI_BENCH_MODULE
+  // MPI_THREAD_MULTIPLE: the tasks variant's workers post, test and wait
+  // on requests while other workers compute.
   try {
     locus::mpi::init(argc, argv);
   } catch (const locus::mpi::error& e) {
     std::fprintf(stderr, "locus-mpi-bench: %s\n", e.what());
     return 2;
   }
-#else
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  if (provided < MPI_THREAD_MULTIPLE) {
-    std::fprintf(stderr, "locus-mpi-bench: the MPI library does not provide MPI_THREAD_MULTIPLE\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-#endif
-  // A bad option or size is the same on every rank: each says so (rank 0
-  // only) and all exit with 2.
+  // A bad option or size is the same on every rank: rank 0 says so and all
+  // exit with 2.
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int status = locus_program::run("locus-mpi-bench", [&] {
@@ -361,10 +381,6 @@ int main(int argc, char** argv) {
       return 2;
     }
   });
-#if LOCUS_MPI_BENCH_MODULE
   locus::mpi::finalize();
-#else
-  MPI_Finalize();
-#endif
   return status;
 }
