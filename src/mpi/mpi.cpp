@@ -8,6 +8,7 @@
 #include <string>
 
 #include "locus/detail/worker_view.hpp"
+#include "locus/runtime.hpp"
 #include "poller.hpp"
 
 namespace locus::mpi {
@@ -84,6 +85,15 @@ void wait_requests(std::span<MPI_Request> requests, std::span<MPI_Status> status
     check(rc, where, what);
     return;
   }
+
+  // The simulated engine runs its workers on a virtual clock, one thread for
+  // all: a worker polling real MPI requests there keeps that thread from
+  // ever taking work from outside, and virtual time means nothing to MPI.
+  if (locus::engine_name() == "sim")
+    throw error(std::string(where) +
+                    ": a task cannot wait on MPI under the simulated engine (LOCUS_ENGINE=sim); "
+                    "locus::mpi needs the threaded engine",
+                MPI_ERR_OTHER);
 
   // A task: test each request once (a completed one costs no suspension),
   // then register the rest and suspend until the poller has completed them

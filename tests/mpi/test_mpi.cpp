@@ -304,6 +304,27 @@ TEST(Mpi, CompletedRequestDoesNotSuspend) {
   EXPECT_EQ(after.requests_waited, before.requests_waited + 4);
 }
 
+// Under the simulated engine a task's wait is refused, clearly (its one
+// thread of virtual workers would poll for ever and starve the pool).
+TEST(Mpi, SimulatedEngineRefused) {
+  locus::runtime_options o = workers(1);
+  o.engine = "sim";
+  locus::runtime rt(o);
+  locus::task_group g;
+  g.spawn([] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    locus::mpi::wait(r);
+  });
+  try {
+    g.sync();
+    ADD_FAILURE() << "sync did not throw";
+  } catch (const locus::mpi::error& e) {
+    EXPECT_NE(std::string(e.what()).find("locus::mpi::wait: a task cannot wait on MPI under the simulated engine"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
