@@ -13,8 +13,10 @@
 # Defaults: --size small, --reps 5, --bin build/bin/locus-mpi-bench under the
 # source tree (make's build directory). Every run is verified against the
 # serial computation; the script exits 1 if any was not (after running all).
-# The ranks are not bound to cores (--bind-to none): with -np 1 both threads
-# must be free to use both cores, and both shapes are launched alike.
+# Binding: with -np 2 each rank is bound to a core (--bind-to core, Open
+# MPI's default for 2 ranks; unbound, Linux was seen keeping both ranks'
+# threads on cpu 0 while other programs ran on cpu 1); with -np 1 the rank
+# is not bound (--bind-to none), so that its 2 threads can use both cores.
 set -eu
 
 usage() {
@@ -42,16 +44,17 @@ if [ ! -x "$bin" ]; then
   exit 2
 fi
 mpirun=${MPIEXEC:-mpirun}
-# Open MPI refuses to run as root without this flag; --oversubscribe lets a
-# rank's helper threads share the cores with it.
-flags="--oversubscribe --bind-to none"
-[ "$(id -u)" = 0 ] && flags="--allow-run-as-root $flags"
+# Open MPI refuses to run as root without this flag.
+root_flag=
+[ "$(id -u)" = 0 ] && root_flag=--allow-run-as-root
 
 failed=0
 for shape in "2 1" "1 2"; do
   set -- $shape
   ranks=$1
   workers=$2
+  if [ "$ranks" -gt 1 ]; then bind=core; else bind=none; fi
+  flags="$root_flag --bind-to $bind"
   for program in heat cg; do
     echo "== $program: $ranks ranks x $workers workers/threads, size $size, $reps reps" >&2
     # shellcheck disable=SC2086
