@@ -107,7 +107,9 @@ class cg_problem {
     double* q = q_.data();
     const std::int64_t grain = p_.grain;
     const int count = static_cast<int>(m);
-    auto allreduce = [](double local) {
+    const bool aware = v == variant::locus_bsp_aware;
+    auto allreduce = [aware](double local) {
+      if (aware) return task_allreduce_sum(local);
       double sum = 0.0;
       check(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
       return sum;
@@ -196,6 +198,7 @@ class cg_problem {
             break;
           }
           case variant::locus_bsp:
+          case variant::locus_bsp_aware:
             locus::parallel_for(std::int64_t{0}, rows, grain, body);
             break;
           default:
@@ -212,6 +215,7 @@ class cg_problem {
             return s;
           }
           case variant::locus_bsp:
+          case variant::locus_bsp_aware:
             return locus::parallel_reduce(std::int64_t{0}, rows, grain, 0.0, [&](std::int64_t lo, std::int64_t hi, double acc) {
               return acc + body(lo, hi);
             }, std::plus<>());
@@ -222,7 +226,8 @@ class cg_problem {
       auto iterate = [&] {
         double rho = allreduce(reduce(start));
         for (std::int64_t it = 0; it < p_.iterations; ++it) {
-          exchange_blocking(p, p + rows - m, p - m, p + rows, count, rank_, ranks_);
+          if (aware) exchange_aware(p, p + rows - m, p - m, p + rows, count, rank_, ranks_);
+          else exchange_blocking(p, p + rows - m, p - m, p + rows, count, rank_, ranks_);
           loop(spmv);
           const double alpha = rho / allreduce(reduce(dot_pq));
           const double rho_next =
@@ -235,8 +240,8 @@ class cg_problem {
       };
       // mpi+locus-bsp: the whole solve is one task, so that the main thread
       // hands work to the pool once, not every loop; the exchange and the
-      // allreduces block its worker.
-      if (v == variant::locus_bsp) as_root_task(iterate);
+      // allreduces block its worker (MPI's) or suspend the task (-aware).
+      if (v == variant::locus_bsp || aware) as_root_task(iterate);
       else iterate();
     }
     result_ready_ = true;

@@ -87,14 +87,16 @@ class heat_problem {
           task_wait_all(std::span(requests + 2, 2));
         }
       });
-    } else if (v == variant::locus_bsp) {
+    } else if (v == variant::locus_bsp || v == variant::locus_bsp_aware) {
       // The whole time loop is one task too, so that the main thread hands
-      // work to the pool once, not every step; the exchange blocks its worker.
+      // work to the pool once, not every step; MPI's exchange blocks its
+      // worker, locus::mpi's suspends it (-aware).
       as_root_task([&] {
         for (std::int64_t step = 0; step < p_.steps; ++step) {
           double* src = step % 2 == 0 ? even : odd;
           double* dst = step % 2 == 0 ? odd : even;
-          exchange(src);
+          if (v == variant::locus_bsp) exchange(src);
+          else exchange_aware(src + n, src + lines * n, src, src + (lines + 1) * n, count, rank_, ranks_);
           locus::parallel_for(std::int64_t{1}, lines + 1, p_.grain,
                               [&](std::int64_t lo, std::int64_t hi) { heat::update_rows(src, dst, n, lo, hi); });
         }

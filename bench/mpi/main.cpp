@@ -54,7 +54,8 @@ struct options {
 const char* usage =
     "usage: mpirun -np R locus-mpi-bench [options]\n"
     "  --bench heat|cg        the program (default heat)\n"
-    "  --variant LIST         comma-separated: mpi, mpi+omp, mpi+locus-bsp, mpi+locus-tasks, or all (default all);\n"
+    "  --variant LIST         comma-separated: mpi, mpi+omp, mpi+locus-bsp, mpi+locus-tasks, mpi+locus-bsp-aware,\n"
+    "                         or all (default all);\n"
     "                         several variants take turns rep by rep\n"
     "  --size tiny|small|medium  problem size (default small)\n"
     "  --reps N               timed runs per variant (default 5); --warmup N untimed first (default 1)\n"
@@ -303,7 +304,7 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
       if (!o.quiet)
         std::fprintf(stderr, "%s %-16s %d ranks x %d: median %.4f s (min %.4f, max %.4f) %s%s\n", o.bench.c_str(),
                      name_of(c.v).c_str(), ranks, c.workers, med, *mn, *mx, c.verified ? "verified" : "WRONG",
-                     c.v == variant::locus_tasks
+                     c.v == variant::locus_tasks || c.v == variant::locus_bsp_aware
                          ? (", per rep: " + std::to_string(static_cast<long>(c.requests_waited / o.reps)) +
                             " requests waited, " + std::to_string(static_cast<long>(c.tasks_suspended / o.reps)) +
                             " tasks suspended")
@@ -330,7 +331,7 @@ int measure(const options& o, Problem& problem, int rank, int ranks) {
           .add("summary", c.summary)
           .add("uses_loops", true)
           .add("tolerance", problem.tolerance());
-      if (c.v == variant::locus_tasks)
+      if (c.v == variant::locus_tasks || c.v == variant::locus_bsp_aware)
         // Per rep, summed over the ranks: how often the task-aware waits
         // were used and how often a task really suspended.
         cell_record.add("mpi_requests_waited", c.requests_waited / o.reps)

@@ -526,7 +526,7 @@ def hybrid_tables(cells, runs):
     groups = defaultdict(list)
     for r in cells:
         groups[(r.get("machine", "?"), r["size"])].append(r)
-    order = {"mpi": 0, "mpi+omp": 1, "mpi+locus-bsp": 2, "mpi+locus-tasks": 3}
+    order = {"mpi": 0, "mpi+omp": 1, "mpi+locus-bsp": 2, "mpi+locus-tasks": 3, "mpi+locus-bsp-aware": 4}
     out = []
     for (machine, size), rows in groups.items():
         mpi = {(r["benchmark"], r["ranks"], r["workers_per_rank"]): r for r in rows if r["variant"] == "mpi"}
