@@ -99,11 +99,12 @@ def main():
     rows = [{"record": "run", "settings": {}, "launch": "mpirun -np 2", "mpi_library": "Open MPI v4.1.4"},
             cell("serial", 1, 4.0), cell("locus:ws", 2, 2.5),
             hybrid("mpi", 2, 1, 2.0), hybrid("mpi+locus-tasks", 2, 1, 1.6),
-            hybrid("mpi", 1, 1, 4.0), hybrid("mpi+locus-tasks", 1, 2, 2.5)]
+            hybrid("mpi", 1, 1, 4.0),
+            dict(hybrid("mpi+locus-tasks", 1, 2, 2.5), mpi_requests_waited=800.0, mpi_tasks_suspended=76.0)]
     out, md = run_report(report_py, out_dir, "hybrid", rows)
-    check("| heat-mpi | 2 x 1 | mpi+locus-tasks | 1.6 | 1.6-1.6 | 1.25 | yes |" in md,
+    check("| heat-mpi | 2 x 1 | mpi+locus-tasks | 1.6 | 1.6-1.6 | 1.25 |  | yes |" in md,
           "no hybrid row against the mpi variant of 2 ranks:\n" + md)
-    check("| heat-mpi | 1 x 2 | mpi+locus-tasks | 2.5 | 2.5-2.5 | 1.6 | yes |" in md,
+    check("| heat-mpi | 1 x 2 | mpi+locus-tasks | 2.5 | 2.5-2.5 | 1.6 | 800 (76) | yes |" in md,
           "no hybrid row against the mpi variant of 1 rank:\n" + md)
     check("| locus:ws | 2 | 2.5 |" in md and "Launched as: mpirun -np 2" in md, "threaded cells or launch line lost")
     out, md = run_report(report_py, out_dir, "hybrid_only", rows[:1] + rows[3:])

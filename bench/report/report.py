@@ -540,6 +540,10 @@ def hybrid_tables(cells, runs):
             line["median s"] = timed(r)
             line["min-max s"] = f"{fmt(r['min_s'], 3)}-{fmt(r['max_s'], 3)}"
             line["mpi / variant"] = fmt(base["median_s"] / r["median_s"]) if base else "-"
+            # locus::mpi's counters (per rep, all ranks): waits, and those
+            # that suspended their task.
+            line["waits (suspended) per rep"] = (f"{r['mpi_requests_waited']:.0f} ({r['mpi_tasks_suspended']:.0f})"
+                                                 if "mpi_requests_waited" in r else "")
             line["verified"] = "yes" if r["verified"] else "NO"
             table.append(line)
         launches = []
