@@ -149,7 +149,7 @@ heat_params heat_size(const std::string& size) {
 
 cg_params cg_size(const std::string& size) {
   if (size == "tiny") return {48, 60, 256, 0.05};
-  if (size == "small") return {512, 200, 1024, 0.05};
+  if (size == "small") return {512, 400, 1024, 0.05};
   return {1024, 400, 2048, 0.05};
 }
 
