@@ -205,8 +205,8 @@ struct cell {
 
 // The pool of a locus variant, started before its run and stopped after,
 // as locus-bench does per cell: no variant runs next to another's spinning
-// workers. Workers are not pinned unless LOCUS_PIN says so: every rank
-// would pin its worker k to the same core k.
+// workers. Workers are not pinned unless LOCUS_PIN says so: ranks started
+// without a binding would each pin their worker k to the same core k.
 locus::runtime_options pool_options(int workers) {
   locus::runtime_options o;
   o.workers = workers;
