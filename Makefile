@@ -15,7 +15,8 @@
 BUILD      ?= build
 GENERATOR  ?= Ninja
 PACKAGES   := cmake ninja-build g++ pkg-config libhwloc-dev hwloc libnuma-dev \
-              libboost-context-dev libgtest-dev libtbb-dev python3-matplotlib
+              libboost-context-dev libgtest-dev libtbb-dev python3-matplotlib \
+              libopenmpi-dev openmpi-bin
 # Debian's python, which python3-matplotlib installs into (not whatever
 # python3 comes first on PATH).
 PYTHON     := /usr/bin/python3
@@ -116,7 +117,7 @@ test: build
 # The concurrency tests again, REPEAT times each, two at a time: a test that
 # fails once in fifty runs should show here, before it lands.
 REPEAT     ?= 5
-CONCURRENCY_TESTS := Deque|RandomTrees|NumaWsTrees|Loops|Outside|SerialOrder|Idle|Exceptions|Mutex|LongRun|TbbNuma|Enqueue|Arena|Pipeline
+CONCURRENCY_TESTS := Deque|RandomTrees|NumaWsTrees|Loops|Outside|SerialOrder|Idle|Exceptions|Mutex|LongRun|TbbNuma|Enqueue|Arena|Pipeline|test_mpi
 test-repeat: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2 --repeat until-fail:$(REPEAT) -R '$(CONCURRENCY_TESTS)'
 

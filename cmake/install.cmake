@@ -12,6 +12,14 @@ install(TARGETS locus EXPORT locusTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/locus DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT locusTargets NAMESPACE locus:: DESTINATION ${LOCUS_CMAKE_DIR})
+# locus::mpi (docs/mpi.md), when it is built: an export set of its own, which
+# locusConfig.cmake loads only if the consumer's find_package(MPI) finds the
+# C++ bindings, so that find_package(locus) never needs MPI.
+if(TARGET locus_mpi)
+  set_target_properties(locus_mpi PROPERTIES EXPORT_NAME mpi)
+  install(TARGETS locus_mpi EXPORT locusMpiTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT locusMpiTargets NAMESPACE locus:: DESTINATION ${LOCUS_CMAKE_DIR})
+endif()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/locusConfig.cmake.in
   ${PROJECT_BINARY_DIR}/locusConfig.cmake

@@ -13,6 +13,10 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libboost-context-dev (>= ${LOCUS_BOOST_MIN}), libhwloc-dev, libnuma-dev")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake, pkg-config")
+# locus::mpi (liblocus_mpi.a) is usable where MPI is: suggested, not needed.
+if(TARGET locus_mpi)
+  string(APPEND CPACK_DEBIAN_PACKAGE_SUGGESTS ", libopenmpi-dev")
+endif()
 # Static library and headers only: no shared object whose dependencies
 # dpkg-shlibdeps would have to compute.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)

@@ -6,7 +6,9 @@ the work-and-span table and the parallelism bound of the speedup plot, and
 a file with only span cells still makes a report; a simulated cell's
 access matrix is drawn as shares of each place's row; every base variant
 (nine policies and the baselines) has a colour of its own, the same in
-every plot whatever the other variants.
+every plot whatever the other variants; hybrid MPI cells (bench/mpi) get a
+table of their own, each shape against its mpi variant, and do not mix
+with the threaded cells.
 
     test_report.py REPORT_PY OUT_DIR
 """
@@ -88,6 +90,25 @@ def main():
         svg = f.read()
     for share in (">75<", ">25<", ">0<", ">100<"):
         check(share in svg, f"the access matrix lacks the share {share}")
+
+    # Hybrid MPI cells (locus-mpi-bench): 2 ranks x 1 and 1 rank x 2 are
+    # both 2 "workers" but different cells; each variant is compared with
+    # the mpi variant of its own shape; the threaded cells are untouched.
+    def hybrid(variant, ranks, per_rank, median):
+        return cell(variant, ranks * per_rank, median, benchmark="heat-mpi", ranks=ranks, workers_per_rank=per_rank)
+    rows = [{"record": "run", "settings": {}, "launch": "mpirun -np 2", "mpi_library": "Open MPI v4.1.4"},
+            cell("serial", 1, 4.0), cell("locus:ws", 2, 2.5),
+            hybrid("mpi", 2, 1, 2.0), hybrid("mpi+locus-tasks", 2, 1, 1.6),
+            hybrid("mpi", 1, 1, 4.0),
+            dict(hybrid("mpi+locus-tasks", 1, 2, 2.5), mpi_requests_waited=800.0, mpi_tasks_suspended=76.0)]
+    out, md = run_report(report_py, out_dir, "hybrid", rows)
+    check("| heat-mpi | 2 x 1 | mpi+locus-tasks | 1.6 | 1.6-1.6 | 1.25 |  | yes |" in md,
+          "no hybrid row against the mpi variant of 2 ranks:\n" + md)
+    check("| heat-mpi | 1 x 2 | mpi+locus-tasks | 2.5 | 2.5-2.5 | 1.6 | 800 (76) | yes |" in md,
+          "no hybrid row against the mpi variant of 1 rank:\n" + md)
+    check("| locus:ws | 2 | 2.5 |" in md and "Launched as: mpirun -np 2" in md, "threaded cells or launch line lost")
+    out, md = run_report(report_py, out_dir, "hybrid_only", rows[:1] + rows[3:])
+    check("## Hybrid MPI benchmarks" in md, "no report from hybrid cells alone")
 
     # Colours: distinct for the base variants, 14 or more to draw from, a
     # modified variant in its base's colour with another line, and a

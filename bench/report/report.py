@@ -29,6 +29,11 @@ give the parallelism bound of that benchmark's speedup plot (the Cilkscale
 picture: measured speedup against min(P, parallelism) and min(P, burdened
 parallelism)).
 
+Cells of locus-mpi-bench (bench/mpi: hybrid MPI + threads; they carry
+"ranks") are kept apart: a "Hybrid MPI benchmarks" section lists them per
+program, shape (ranks x workers per rank) and variant, each against the
+mpi variant of the same shape, with the launch line of each run.
+
 The report opens with a table of contents and the provenance of the runs
 its cells come from (the "run" record locus-bench writes before each run's
 cells: date, commit, compiler and flags, CPU and caches, library versions,
@@ -110,10 +115,12 @@ def variant_key(name):
 
 
 def load(paths):
-    """The cells (the latest measurement of each wins) and the run records.
-    A cell's "_run" is the index of the run record before it in its file,
-    or None for results written before locus-bench recorded provenance."""
+    """The cells (the latest measurement of each wins), the run records and
+    the hybrid MPI cells (bench/mpi), apart. A cell's "_run" is the index of
+    the run record before it in its file, or None for results written before
+    locus-bench recorded provenance."""
     cells = OrderedDict()
+    hybrid = OrderedDict()
     runs = []
     for path in paths:
         run = None
@@ -140,10 +147,23 @@ def load(paths):
                     # must not replace the cell's measurement.
                     continue
                 row["_run"] = run
+                if is_hybrid_cell(row):
+                    # locus-mpi-bench (bench/mpi): R ranks x W workers, a
+                    # section of its own; "workers" alone (R x W) would mix
+                    # 2 ranks x 1 with 1 rank x 2.
+                    key = (row.get("machine", "?"), row["size"], row["benchmark"], row["variant"], row["ranks"],
+                           row["workers_per_rank"])
+                    hybrid[key] = row
+                    continue
                 key = (row.get("engine", "threaded"), row.get("machine", "?"), row["size"], row["benchmark"],
                        row["variant"], row["workers"], is_span_cell(row))
                 cells[key] = row  # the latest measurement of a cell wins
-    return list(cells.values()), runs
+    return list(cells.values()), runs, list(hybrid.values())
+
+
+def is_hybrid_cell(row):
+    """A cell of locus-mpi-bench: MPI ranks, each with its threads."""
+    return "ranks" in row
 
 
 def is_span_cell(row):
@@ -497,6 +517,44 @@ def overview(benchmarks):
     return rows
 
 
+def hybrid_tables(cells, runs):
+    """The hybrid MPI benchmarks (bench/mpi/README.md), per machine and size:
+    one row per program, shape (ranks x workers per rank) and variant, with
+    the variant's time against the mpi variant's of the same shape (mpi /
+    variant: above 1, faster than one serial rank per core would be with
+    these ranks); then how each run was launched."""
+    groups = defaultdict(list)
+    for r in cells:
+        groups[(r.get("machine", "?"), r["size"])].append(r)
+    order = {"mpi": 0, "mpi+omp": 1, "mpi+locus-bsp": 2, "mpi+locus-tasks": 3, "mpi+locus-bsp-aware": 4}
+    out = []
+    for (machine, size), rows in groups.items():
+        mpi = {(r["benchmark"], r["ranks"], r["workers_per_rank"]): r for r in rows if r["variant"] == "mpi"}
+        table = []
+        for r in sorted(rows, key=lambda r: (r["benchmark"], -r["ranks"], order.get(r["variant"], 9), r["variant"])):
+            base = mpi.get((r["benchmark"], r["ranks"], 1))
+            line = OrderedDict()
+            line["program"] = r["benchmark"]
+            line["ranks x workers"] = f"{r['ranks']} x {r['workers_per_rank']}"
+            line["variant"] = r["variant"]
+            line["median s"] = timed(r)
+            line["min-max s"] = f"{fmt(r['min_s'], 3)}-{fmt(r['max_s'], 3)}"
+            line["mpi / variant"] = fmt(base["median_s"] / r["median_s"]) if base else "-"
+            # locus::mpi's counters (per rep, all ranks): waits, and those
+            # that suspended their task.
+            line["waits (suspended) per rep"] = (f"{r['mpi_requests_waited']:.0f} ({r['mpi_tasks_suspended']:.0f})"
+                                                 if "mpi_requests_waited" in r else "")
+            line["verified"] = "yes" if r["verified"] else "NO"
+            table.append(line)
+        launches = []
+        for i in sorted({r["_run"] for r in rows if r["_run"] is not None}):
+            run = runs[i]
+            launches.append(f"{run.get('launch', '?')} ({run.get('mpi_library', 'MPI ?')}; "
+                            f"load average {run.get('load_average', '?')})")
+        out.append((machine, size, table, sorted(set(launches))))
+    return out
+
+
 def provenance(runs, rows):
     """One row per run record that a shown cell comes from."""
     used = sorted({r["_run"] for r in rows if r["_run"] is not None})
@@ -569,8 +627,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="locus benchmark report")
     args = ap.parse_args()
-    rows, runs = load(args.results)
-    if not rows:
+    rows, runs, hybrid = load(args.results)
+    if not rows and not hybrid:
         sys.exit("report.py: no results")
     os.makedirs(args.out, exist_ok=True)
 
@@ -589,8 +647,8 @@ def main():
     noise = (f"{len(noisy_cells)} of {len(rows)} cells are noisy: their slowest timed run took more than "
              f"{NOISY_SPREAD:g} times their fastest (max/min), so their medians are weak estimates; they are "
              "marked \"noisy\" wherever their time appears.")
-    prov = provenance(runs, rows)
-    unrecorded = sum(1 for r in rows if r["_run"] is None)
+    prov = provenance(runs, rows + hybrid)
+    unrecorded = sum(1 for r in rows + hybrid if r["_run"] is None)
     prov_note = ("Each run as locus-bench recorded it before its cells." +
                  (f" {unrecorded} cells come from results written without a run record: their provenance "
                   "is unknown." if unrecorded else ""))
@@ -649,6 +707,17 @@ def main():
             for r in b.rows:
                 if r.get("trace"):
                     sections.append(schedule_section(r, slug, args.out, engine, size))
+
+    if hybrid:
+        note = ("locus-mpi-bench (bench/mpi/README.md): R MPI ranks x W threads or locus workers per rank. "
+                "A time is the slowest rank's, its median over the reps; mpi / variant compares a variant with "
+                "the mpi variant (one serial rank per core) on the same ranks. Every run was checked against a "
+                "serial single-process computation.")
+        sections.append((2, "Hybrid MPI benchmarks", [note, ""], [f"<p class='note'>{html.escape(note)}</p>"]))
+        for machine, size, table, launches in hybrid_tables(hybrid, runs):
+            how = "Launched as: " + "; ".join(launches) + "." if launches else ""
+            sections.append((3, f"Hybrid, measured on {machine}, size {size}", [markdown_table(table), "", how, ""],
+                             [html_table(table), f"<p class='note'>{html.escape(how)}</p>"]))
 
     md = [f"# {args.title}", "", explain, "", noise, "", "Contents:", ""]
     page = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(args.title)}</title>"
