@@ -145,6 +145,10 @@ struct benchmark {
   std::string description;  // algorithm, one or two sentences
   bool uses_loops = false;  // true: OpenMP schedules and TBB partitioners apply
   std::function<std::unique_ptr<instance>(size_class, params&)> make;
+  // False for a benchmark of a library's own code (std::sort,
+  // locus::parallel_sort), which has no memory annotations: the simulator
+  // would see no memory traffic, so --engine sim leaves it out.
+  bool simulated = true;
 };
 
 std::vector<benchmark>& registry();

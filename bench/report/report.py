@@ -229,8 +229,9 @@ class Benchmark:
                 line["median s"] = fmt(tp, 4)
                 line["min-max s"] = f"{fmt(r['min_s'], 3)}-{fmt(r['max_s'], 3)}"
                 line["max/min"] = fmt(spread(r), 3) + (" noisy" if noisy(r) else "")
-                line["T_S/T_P"] = fmt(self.t_s / tp) if self.t_s else "-"
-                line["T_1/T_P"] = fmt(t1 / tp) if t1 else "-"
+                # A time of 0 (nothing the simulator charged) has no ratio.
+                line["T_S/T_P"] = fmt(self.t_s / tp) if self.t_s and tp else "-"
+                line["T_1/T_P"] = fmt(t1 / tp) if t1 and tp else "-"
                 line["T_1/T_S"] = fmt(t1 / self.t_s) if (t1 and self.t_s and p == 1) else ""
                 if "work_s" in r and t1:
                     line["work/sched/idle (x T_S)"] = "/".join(

@@ -594,9 +594,14 @@ int run(int argc, char** argv) {
 
   // Resolve and check everything before running anything.
   std::vector<const bench::benchmark*> chosen;
-  for (const auto& b : bench::registry())
-    if (opt.benchmarks.empty() || std::find(opt.benchmarks.begin(), opt.benchmarks.end(), b.name) != opt.benchmarks.end())
-      chosen.push_back(&b);
+  for (const auto& b : bench::registry()) {
+    const bool named = std::find(opt.benchmarks.begin(), opt.benchmarks.end(), b.name) != opt.benchmarks.end();
+    if (opt.simulate && !b.simulated && named)
+      throw std::invalid_argument("--benchmarks " + b.name +
+                                  ": not run under the simulator (it times a library's own code, which has no memory "
+                                  "annotations for the model); run it on threads");
+    if (opt.benchmarks.empty() ? !opt.simulate || b.simulated : named) chosen.push_back(&b);
+  }
   for (const auto& name : opt.benchmarks)
     if (std::none_of(chosen.begin(), chosen.end(), [&](const auto* b) { return b->name == name; })) {
       std::vector<std::string> known;

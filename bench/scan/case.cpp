@@ -79,6 +79,7 @@ const bench::registrar registered{{
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto n = p.get("n", 100'000, 20'000'000, 200'000'000, s, "doubles to scan", {2});
       return std::make_unique<scan_instance>(n);
-    }}};
+    },
+    /*simulated=*/false}};
 
 }  // namespace

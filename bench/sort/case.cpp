@@ -43,6 +43,7 @@ const bench::registrar registered{{
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
       const auto n = p.get("n", 100'000, 10'000'000, 100'000'000, s, "doubles to sort", {2});
       return std::make_unique<sort_instance>(n);
-    }}};
+    },
+    /*simulated=*/false}};
 
 }  // namespace

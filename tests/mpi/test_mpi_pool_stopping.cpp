@@ -1,23 +1,27 @@
-// The poll service's pool_stopping() with a task registered as waiting: one
-// line naming how many tasks wait on MPI requests, then abort (ctest
-// matches the line). White-box: the core's pool stop waits for every task
-// before it calls pool_stopping(), so no program reaches it with a task
-// waiting today (src/mpi/README.md, "Shutdown"); the registration a
-// waiting task makes is made here by hand, with a receive that never
-// matches, and the hook called as the core calls it.
+// The pool stops (its locus::runtime is destroyed) while a task still waits
+// on a request: the stop would wait for that task for ever, so the poll
+// service, told before the stop waits for its tasks, ends the program with
+// one line naming how many tasks wait (ctest matches it). Rank 0's task
+// waits for a message rank 1 never sends.
+#include <thread>
+
+#include "locus/locus.hpp"
 #include "locus/mpi.hpp"
-#include "mpi/poller.hpp"
 
 int main(int argc, char** argv) {
   locus::mpi::init(argc, argv);
-  static int never = 0;
-  static MPI_Request request = MPI_REQUEST_NULL;
-  static MPI_Status status;
-  MPI_Irecv(&never, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &request);
-  static locus::mpi::impl::waiter_group group;
-  group.remaining.store(1);
-  const locus::mpi::impl::waited_request waited{&request, &status, 0, &group};
-  locus::mpi::impl::the_poller().add({&waited, 1});
-  locus::mpi::impl::the_poller().pool_stopping();  // ends the program here
-  return 0;                                        // not reached
+  if (locus::mpi::rank() == 0) {
+    {
+      locus::runtime_options o;
+      o.workers = 2;
+      locus::runtime rt(o);
+      static int never = 0;
+      locus::enqueue([] { locus::mpi::recv(&never, 1, MPI_INT, 1, 99); });
+      // Until the task has suspended on its receive (a condition, not a time).
+      while (locus::mpi::get_counters().tasks_suspended == 0) std::this_thread::yield();
+    }  // the pool stops here, and the program ends
+    return 0;  // not reached
+  }
+  locus::mpi::finalize();
+  return 0;
 }
