@@ -3,8 +3,9 @@
 // std::sort. Random-access iterators; the elements must be swappable.
 //
 // A parallel quicksort: the pivot is the median of nine spread elements
-// (Tukey's ninther, as oneTBB and libstdc++'s introsort use), elements equal
-// to it are set apart (so many equal keys cannot unbalance the recursion),
+// (Tukey's ninther, as oneTBB and libstdc++'s introsort use), keys equal to
+// it are set apart when the split comes out lopsided (so many equal keys
+// cannot make the recursion quadratic),
 // and the two sides are sorted by fork_join. Pieces of at most
 // serial_cutoff elements, and any piece past a depth of 2 log2 n (a run of
 // bad pivots), are left to std::sort, which bounds the work at O(n log n).
@@ -21,6 +22,7 @@
 #include <cstddef>
 #include <functional>
 #include <iterator>
+#include <type_traits>
 #include <utility>
 
 #include "locus/fork_join.hpp"
@@ -42,6 +44,21 @@ It median_of_three(It a, It b, It c, Comp& comp) {
   return comp(*a, *c) ? a : (comp(*b, *c) ? c : b);
 }
 
+// Moves the elements of (first, last) below the pivot *first to the front;
+// returns the end of them. A trivially copyable pivot is compared from a
+// local copy, which the compiler keeps in a register (through *first it
+// must reload it after every swap).
+template <class It, class Comp>
+It split_below(It first, It last, Comp& comp) {
+  using value = std::iter_value_t<It>;
+  if constexpr (std::is_trivially_copyable_v<value>) {
+    const value pivot = *first;
+    return std::partition(first + 1, last, [&](const auto& x) { return comp(x, pivot); });
+  } else {
+    return std::partition(first + 1, last, [&](const auto& x) { return comp(x, *first); });
+  }
+}
+
 template <class It, class Comp>
 void quicksort(It first, It last, Comp& comp, int depth) {
   const std::ptrdiff_t n = last - first;
@@ -52,15 +69,18 @@ void quicksort(It first, It last, Comp& comp, int depth) {
                                    median_of_three(mid - step, mid, mid + step, comp),
                                    median_of_three(last - 1 - 2 * step, last - 1 - step, last - 1, comp), comp);
   // The pivot waits at *first while the rest is split into < pivot and the
-  // others, then goes between them; the others are split into == pivot
-  // (not sorted further) and > pivot.
+  // others (one pass), then goes between them. When that leaves the left
+  // side short (a pivot at or near the smallest key: many equal keys), the
+  // right side is split once more into == pivot, which is done, and the
+  // rest, so equal keys cannot make the recursion quadratic.
   std::iter_swap(first, pivot);
-  const It less_end = std::partition(first + 1, last, [&](const auto& x) { return comp(x, *first); });
+  const It less_end = split_below(first, last, comp);
   const It pivot_at = less_end - 1;
   std::iter_swap(first, pivot_at);
-  const It equal_end = std::partition(less_end, last, [&](const auto& x) { return !comp(*pivot_at, x); });
+  It right = less_end;
+  if (pivot_at - first < n / 16) right = std::partition(less_end, last, [&](const auto& x) { return !comp(*pivot_at, x); });
   fork_join(with([&] { quicksort(first, pivot_at, comp, depth - 1); }, work(double(pivot_at - first))),
-            with([&] { quicksort(equal_end, last, comp, depth - 1); }, work(double(last - equal_end))));
+            with([&] { quicksort(right, last, comp, depth - 1); }, work(double(last - right))));
 }
 
 }  // namespace detail_sort
