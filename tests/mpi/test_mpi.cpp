@@ -188,10 +188,7 @@ TEST(Mpi, ExceptionAfterWaitReachesParent) {
   locus::task_group g;
   g.spawn([&] {
     locus::task_group h;
-    h.enqueue([] {
-      const int go = 1;
-      locus::mpi::send(&go, 1, MPI_INT, 1, tag_exc_go);
-    });
+    locus_mpi_test::let_partner_send(h, tag_exc_go);
     int data = 0;
     locus::mpi::recv(&data, 1, MPI_INT, 1, tag_exc_data);  // suspends: sent only once the task above ran
     h.sync();
@@ -250,10 +247,7 @@ TEST(Mpi, RequestErrorReachesParent) {
     locus::task_group g;
     g.spawn([&] {
       locus::task_group h;
-      h.enqueue([] {
-        const int go = 1;
-        locus::mpi::send(&go, 1, MPI_INT, 1, tag_trunc_go);
-      });
+      locus_mpi_test::let_partner_send(h, tag_trunc_go);
       int one = 0;
       try {
         locus::mpi::recv(&one, 1, MPI_INT, 1, tag_trunc_data);  // suspends, then the poll finds the error
@@ -309,20 +303,9 @@ TEST(Mpi, CompletedRequestDoesNotSuspend) {
 TEST(Mpi, SimulatedEngineRefused) {
   locus::runtime_options o = workers(1);
   o.engine = "sim";
-  locus::runtime rt(o);
-  locus::task_group g;
-  g.spawn([] {
-    MPI_Request r = MPI_REQUEST_NULL;
-    locus::mpi::wait(r);
-  });
-  try {
-    g.sync();
-    ADD_FAILURE() << "sync did not throw";
-  } catch (const locus::mpi::error& e) {
-    EXPECT_NE(std::string(e.what()).find("locus::mpi::wait: a task cannot wait on MPI under the simulated engine"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_NE(locus_mpi_test::wait_error_in_task(o).find(
+                "locus::mpi::wait: a task cannot wait on MPI under the simulated engine"),
+            std::string::npos);
 }
 
 }  // namespace
