@@ -117,7 +117,7 @@ test: build
 # The concurrency tests again, REPEAT times each, two at a time: a test that
 # fails once in fifty runs should show here, before it lands.
 REPEAT     ?= 5
-CONCURRENCY_TESTS := Deque|RandomTrees|NumaWsTrees|Loops|Outside|SerialOrder|Idle|Exceptions|Mutex|LongRun|TbbNuma|Enqueue|Arena|Pipeline|test_mpi
+CONCURRENCY_TESTS := Deque|RandomTrees|NumaWsTrees|Loops|Outside|SerialOrder|Idle|Exceptions|Mutex|LongRun|TbbNuma|Enqueue|Arena|Pipeline|test_mpi|UserApi|PlaceArenas
 test-repeat: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2 --repeat until-fail:$(REPEAT) -R '$(CONCURRENCY_TESTS)'
 
