@@ -129,8 +129,11 @@ TEST_P(UserApi, CancellationSkipsWhatHasNotStarted) {
   EXPECT_EQ(r.after_cancel, 0);
   EXPECT_EQ(r.canceling_after_sync, 0);
   EXPECT_EQ(r.reused, 7);
+  // Index 1000 ran, and everything before it in its worker's chunk; on one
+  // worker nothing after it. With more, how much the others did before
+  // they saw the cancel depends on when each ran, so nothing is asserted.
   EXPECT_GE(r.loop_indices, 1001);
-  EXPECT_LT(r.loop_indices, 1'000'000);
+  EXPECT_LE(r.loop_indices, 1'000'000);
   if (workers == 1) EXPECT_EQ(r.loop_indices, 1001);
   EXPECT_EQ(r.error, "child 3");
 }
