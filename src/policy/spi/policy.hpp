@@ -103,7 +103,12 @@ class policy_base {
   }
   virtual frame* steal_from(worker_view&, worker_view& victim) { return victim.deque.steal(); }
   virtual frame* after_steal(worker_view&, frame* f) { return f; }
+  // Whether work this policy keeps (a mailbox) waits for `w`. No side
+  // effects: the core asks it whenever it needs to know, not only before
+  // a worker sleeps.
   virtual bool has_work_for(worker_view&) { return false; }
+  // `w` found nothing, sees nothing it may take, and parks now.
+  virtual void on_sleep(worker_view&) {}
   virtual bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
   // Whether may_take can ever say no (asked once, at start-up): a policy
   // that overrides may_take overrides this too.

@@ -236,10 +236,11 @@ frame* tbb_numa_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
 
 bool tbb_numa_policy::has_work_for(worker_view& w) {
   mailbox& m = box(w.arena.load(std::memory_order_relaxed), w.place);
-  if (m.size.load(std::memory_order_seq_cst) > 0) return true;
-  count_active(w, -1);  // about to sleep: not active at its place (figure 9)
-  return false;
+  return m.size.load(std::memory_order_seq_cst) > 0;
 }
+
+// Asleep: not active at its place (figure 9) until its next search round.
+void tbb_numa_policy::on_sleep(worker_view& w) { count_active(w, -1); }
 
 policy_entry tbb_numa_entry() {
   return {

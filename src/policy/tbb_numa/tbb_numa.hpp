@@ -61,6 +61,7 @@ class tbb_numa_policy final : public policy_base {
   bool keep_at_sync(worker_view& w, const frame& parent) override;
   frame* on_ready(worker_view& w, frame* parent, ready_reason why) override;
   bool has_work_for(worker_view& w) override;
+  void on_sleep(worker_view& w) override;
 
   // Indices in the registry entry's counters and costs. mailed: affinity
   // children sent to a mailbox; received: run from a mailbox at their place
