@@ -133,6 +133,67 @@ TEST(SimEngine, NoSpinWhileNoRootIsInFlight) {
   EXPECT_GE(total.sleeps, std::uint64_t{workers} * (roots - 1)) << "every worker sleeps between roots";
 }
 
+// Idle workers that see no work wait for an event instead of failing
+// attempt after attempt (LOCUS_SIM_IDLE=events, the default); the detailed
+// model runs every attempt (attempts). One long task, with a few short
+// ones forked late from inside it: the others must still find those at
+// once, so the simulated times agree closely while the attempts do not.
+struct idle_run {
+  double elapsed_s = 0;
+  std::uint64_t attempts = 0, steals = 0;
+};
+
+idle_run run_with_idle_mode(const char* mode, long long seed) {
+  setenv("LOCUS_SIM_IDLE", mode, 1);
+  idle_run r;
+  {
+    locus::runtime rt(simulated("numa-ws-4x8", 16, seed));
+    locus::reset_stats();
+    locus::fork_join(
+        [] {
+          locus::compute(2'000'000);  // the others idle meanwhile
+          // Then work appears in this worker's deque: 15 pieces to steal.
+          locus::parallel_for(0, 16, 1, [](int) { locus::compute(200'000); });
+        },
+        [] {});
+    const auto s = locus::get_stats();
+    r.elapsed_s = s.elapsed_s;
+    r.attempts = s.total().steal_attempts;
+    r.steals = s.total().steals;
+  }
+  unsetenv("LOCUS_SIM_IDLE");
+  return r;
+}
+
+TEST(SimEngine, IdleWorkersWaitForWorkToShow) {
+  for (long long seed = 1; seed <= 4; ++seed) {
+    const idle_run detailed = run_with_idle_mode("attempts", seed);
+    const idle_run events = run_with_idle_mode("events", seed);
+    // 15 workers x 2 M cycles of waiting: many thousands of attempts in
+    // the detailed model, a few per worker with events.
+    EXPECT_GT(detailed.attempts, 10'000u) << "seed " << seed;
+    EXPECT_LT(events.attempts * 20, detailed.attempts) << "seed " << seed;
+    // The pieces forked late are found at once either way: 2 M cycles, then
+    // one round of 200 k-cycle pieces (16 pieces, 16 workers), give or take
+    // the steal chains' few thousand cycles.
+    EXPECT_GE(events.steals, 8u) << "seed " << seed;
+    EXPECT_NEAR(events.elapsed_s, detailed.elapsed_s, 0.02 * detailed.elapsed_s) << "seed " << seed;
+  }
+}
+
+TEST(SimEngine, IdleModeIsChecked) {
+  setenv("LOCUS_SIM_IDLE", "sometimes", 1);
+  try {
+    locus::runtime rt(simulated("numa-ws-4x8", 4));
+    ADD_FAILURE() << "LOCUS_SIM_IDLE=sometimes was accepted";
+  } catch (const locus::config_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("LOCUS_SIM_IDLE"), std::string::npos) << what;
+    EXPECT_NE(what.find("events or attempts"), std::string::npos) << what;
+  }
+  unsetenv("LOCUS_SIM_IDLE");
+}
+
 TEST(SimEngine, OversubscribedWorkersShareCores) {
   // 12 workers on the 8 cores of the Nehalem preset.
   locus::runtime rt(simulated("tbb-numa-nehalem-2x4", 12));

@@ -24,6 +24,7 @@ bool post_child(group_state& g, parent_first_job* job, int target) noexcept {
   if (self.hooks & hook_trace) [[unlikely]] trace::named(self, "post", target);
   // After the deposit (seq_cst): a target going to sleep either sees the
   // frame or is parked by the time we look (scheduler.cpp, sleep protocol).
+  rt.eng->notify_idle();
   if (!wake_if_parked(rt, to)) notify_push();
   return true;
 }

@@ -99,6 +99,7 @@ engine_config engine_settings(const settings& cfg) {
   engine_config e;
   if (cfg.simulate) e.simulated_machine = cfg.machine;
   e.sim_block_bytes = cfg.sim_block_bytes;
+  e.sim_idle_attempts = cfg.sim_idle_attempts;
   e.seed = cfg.seed;
   e.identity = {&save_thread_identity, &restore_thread_identity};
   return e;
@@ -166,6 +167,7 @@ void runtime_state::build_policy_context(const policy_entry& entry) {
   policy_ctx.options_ = cfg.policy_options;
   policy_ctx.wake_ = [](void* rt, int id) {
     auto& self = *static_cast<runtime_state*>(rt);
+    self.eng->notify_idle();  // the policy made work visible to `id`
     return wake_if_parked(self, *self.workers[static_cast<std::size_t>(id)]);
   };
   policy_ctx.wake_arg_ = this;
@@ -189,6 +191,7 @@ void submit_root(runtime_state& rt, frame* f) {
     const int arena = f->ctx.arena;
     const bool starts_computation = root_started(rt, arena);
     rt.arenas.queues_of(arena).push(f);
+    rt.eng->notify_idle();
     // The first root of a computation wakes every sleeper: those that fell
     // asleep while the pool was idle have no timer, and would otherwise
     // sleep through the computation unless a wake-up happened to choose
@@ -214,6 +217,7 @@ void queue_shared(runtime_state& rt, frame* f) {
   const int place = f->ctx.place;
   const int arena = f->ctx.arena;
   rt.arenas.queues_of(arena).push(f);
+  rt.eng->notify_idle();
   // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp),
   // as in submit_root: it sees the frame, or we see it sleeping. A frame
   // for a place wakes a sleeper there first (rule 5' takes it there).
@@ -267,7 +271,10 @@ void root_finished(runtime_state& rt, int arena) {
   // that threads do not have: wake the sleepers now, and with no root in
   // flight they go back to sleep without one. (Outside the lock: a wake
   // may switch fibers.)
-  if (rt.eng->outside_waits_for_sleepers()) wake_all_sleepers(rt);
+  if (rt.eng->outside_waits_for_sleepers()) {
+    rt.eng->notify_idle();  // idle searchers too: with no root in flight they sleep at once
+    wake_all_sleepers(rt);
+  }
 }
 
 std::uint64_t busy_ns(runtime_state& rt) {

@@ -138,6 +138,7 @@ void sleep(worker& w, std::uint64_t nap_ns) {
     claim_parked(w);
     return;
   }
+  rt.policy->on_sleep(w);
   w.counters.sleeps.bump();
   const bool traced = w.hooks & hook_trace;
   std::uint64_t slept_at = 0;
@@ -228,6 +229,7 @@ frame* find_work(worker& w) {
   std::uint64_t spin_start = now;
   std::uint64_t nap = tunables::min_nap_ns;
   unsigned spins = 0;
+  std::uint64_t round_start = 0;  // when the last round began, once one has failed
   // Adaptive spin (config.hpp, warm_spin_factor): longer while the last
   // search found work, back to the base once this worker has slept.
   std::uint64_t spin_ns = w.warm ? rt.spin_ns * tunables::warm_spin_factor : rt.spin_ns;
@@ -276,6 +278,14 @@ frame* find_work(worker& w) {
     const bool nothing_can_come =
         eng.outside_waits_for_sleepers() && rt.roots_in_flight.load(std::memory_order_relaxed) == 0;
     if (now - spin_start < spin_ns && !nothing_can_come && !only_forbidden_work(rt, w)) {
+      // Nothing this worker may take is in sight: every further attempt
+      // would fail until another worker shows work. The simulator waits
+      // for that instead of running the attempts (engine.hpp); threads spin.
+      if (!work_visible(rt, w) && eng.wait_for_work(spin_start + spin_ns, round_start != 0 ? now - round_start : 0)) {
+        round_start = eng.now_ns();
+        continue;
+      }
+      round_start = now;
       eng.relax(spins++);
       continue;
     }
@@ -285,6 +295,7 @@ frame* find_work(worker& w) {
     nap = std::min(nap * 2, tunables::max_nap_ns);
     spin_start = eng.now_ns();
     spins = 0;
+    round_start = 0;
   }
 }
 

@@ -85,6 +85,13 @@ void store_sim_block(settings& s, const runtime_options&, const setting_source& 
     reject_setting(src.name, src.value, "expected a power of two from the cache line to 4K (bytes)");
 }
 
+void store_sim_idle(settings& s, const runtime_options&, const setting_source& src) {
+  if (!s.simulate || !src.given()) return;
+  if (src.value != "events" && src.value != "attempts")
+    reject_setting(src.name, src.value, "expected " + src.about->accepted);
+  s.sim_idle_attempts = src.value == "attempts";
+}
+
 // ------------------------------------------------------------ the pool
 
 void store_places(settings& s, const runtime_options&, const setting_source& src) {
@@ -277,6 +284,11 @@ std::vector<setting_descriptor> make_table() {
                   "the simulated machine's memory bandwidth instead of its own", nullptr, &store_sim_bandwidth));
   t.push_back(row("", "LOCUS_SIM_BLOCK", "a power of two from the cache line to 4K (bytes)", "",
                   "the simulator's unit of access (default: the cache line)", nullptr, &store_sim_block));
+  t.push_back(row("", "LOCUS_SIM_IDLE", "events or attempts", "events",
+                  "how the simulator runs an idle worker that sees no work it may take: it waits for an event "
+                  "that may show some (events), or every failed steal attempt is simulated (attempts; "
+                  "docs/simulator.md)",
+                  nullptr, &store_sim_idle));
   t.push_back(row("places", "LOCUS_PLACES", "numa, socket, l3, l2 or core", "numa",
                   "what a place is (workers are spread over places)", [](o_t o) { return text(o.places); },
                   &store_places));

@@ -86,6 +86,22 @@ class engine {
   // One step of a spin-wait loop (a pause, or a yield when oversubscribed).
   virtual void relax(unsigned spins) = 0;
 
+  // An idle worker that sees nothing it may take anywhere (no frame in any
+  // deque, inbox, shared queue or policy structure open to it) would only
+  // fail attempt after attempt until something changes. An engine that can
+  // tell when something may have changed waits here instead, until
+  // notify_idle(), another worker's deque gains a frame, or until_ns, and
+  // returns true; the caller then searches again, at the time its next
+  // round would have begun (round_ns: how long its last round took, 0 if
+  // unknown). The threaded engine cannot tell, and returns false at once:
+  // its workers spin as before.
+  virtual bool wait_for_work(std::uint64_t /*until_ns*/, std::uint64_t /*round_ns*/) { return false; }
+  // What an idle searcher decides on changed: work was made visible
+  // outside the owner's deque (an inbox deposit, a shared queue, a root, a
+  // policy's own structure), or the last root finished. Workers in
+  // wait_for_work search again.
+  virtual void notify_idle() {}
+
   // Seed of worker i's random number generator.
   virtual std::uint64_t seed(int worker) = 0;
 
@@ -132,6 +148,7 @@ struct engine_config {
   // The simulator on this machine model; none: the threaded engine.
   std::optional<sim::machine_model> simulated_machine;
   std::size_t sim_block_bytes = 0;  // the simulator's unit of access; 0: the cache line
+  bool sim_idle_attempts = false;   // the simulator simulates every failed idle attempt (engine.hpp, wait_for_work)
   long long seed = -1;              // < 0: random per run (the simulator then uses 1)
   thread_identity_ops identity;     // the core's; the simulator switches it with its workers
 };

@@ -134,6 +134,15 @@ inline void sim_engine::settle_spawns(virtual_worker& w) {
   const std::uint64_t spawns = w.view->spawns.read();
   w.clock += (spawns - w.spawns_charged) * (machine_.costs.deque_push + machine_.costs.deque_pop);
   w.spawns_charged = spawns;
+  // Idle workers wait for work to show (wait_for_work): a frame this
+  // worker pushed since they last looked, still in its deque, is some.
+  if (!idle_.empty()) [[unlikely]] {
+    const std::int64_t mark = w.view->deque.push_mark();
+    if (mark != w.pushes_shown) {
+      w.pushes_shown = mark;
+      if (!w.view->deque.looks_empty()) wake_idle(w.clock);
+    }
+  }
 }
 
 // Another worker is earlier: it is the queue's first, and it changes
@@ -154,9 +163,10 @@ void sim_engine::give_way(virtual_worker& me) {
 
 void sim_engine::resume(int id) {
   virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
-  if (w.st == state::napping) {  // its timer fired
+  if (w.st == state::napping || w.st == state::idle) {  // its timer fired
     w.clock = std::max(w.clock, w.deadline);
     w.waiting_on = nullptr;
+    if (w.st == state::idle) idle_.erase(std::find(idle_.begin(), idle_.end(), id));
   }
   w.st = state::running;
   if (id != current_) switch_to(id);
@@ -198,7 +208,7 @@ void sim_engine::arrived(bctx::transfer_t t) {
 
 void sim_engine::make_ready(int id, sim::cycles at) {
   virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
-  if (w.st == state::napping) ready_.erase(id);
+  if (w.st == state::napping || w.st == state::idle) ready_.erase(id);
   w.clock = std::max(w.clock, at);
   w.st = state::ready;
   w.waiting_on = nullptr;
@@ -270,6 +280,7 @@ void sim_engine::wake(std::atomic<std::uint32_t>& word) {
     settle_spawns(me);
     me.clock += machine_.costs.wake;
     if (target >= 0) make_ready(target, me.clock);
+    if (!idle_.empty()) wake_idle(me.clock);  // what woke a sleeper is work in sight
     yield_if_behind();
     return;
   }
@@ -283,6 +294,64 @@ void sim_engine::relax(unsigned) {
   settle_spawns(me);
   me.clock += machine_.costs.spin;
   yield_if_behind();
+}
+
+// An idle worker that sees no work it may take anywhere leaves the queue
+// but for its deadline (the end of its spin), like a napper, and comes
+// back when another worker may have shown work: a spawn left in a deque
+// (settle_spawns), a policy's operation (charge), a wake, or the core's
+// notify_idle. Its failed attempts in between are not simulated one by
+// one: each would have found nothing, since nothing in sight changed.
+// What this changes is when it looks again: at the moment of the event
+// rather than at its next attempt (docs/simulator.md, "Idle workers").
+bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns) {
+  if (idle_attempts_ || t_sim != this || current_ < 0) return false;
+  virtual_worker& me = current();
+  settle_spawns(me);
+  const sim::cycles until = to_cycles(until_ns);
+  // Its spin ends within this nanosecond: the caller's spin step lets time
+  // pass (returning true here would search again at the same instant).
+  if (until <= me.clock) return false;
+  // One round of its search: as the caller measured it, or before it has
+  // measured one, a spin step and a steal attempt on its node (the round's
+  // usual charges).
+  me.idle_round = round_ns != 0 ? std::max<sim::cycles>(to_cycles(round_ns), 1)
+                                : machine_.costs.spin + machine_.steal_cycles(sim::local_distance);
+  me.idle_since = me.clock;
+  me.st = state::idle;
+  me.deadline = until;
+  idle_.push_back(current_);
+  ready_.push(current_, until);
+  run_next();
+  return true;
+}
+
+void sim_engine::notify_idle() {
+  if (idle_.empty()) return;
+  if (t_sim == this && current_ >= 0) {
+    virtual_worker& me = current();
+    settle_spawns(me);
+    wake_idle(me.clock);
+    yield_if_behind();
+    return;
+  }
+  if (in_outside_call_) wake_idle(quiescent_at_);
+}
+
+// Each waiter looks again at its own next round after `at`, as it would
+// have spinning: the rounds it skipped keep their phase, so the waiters
+// woken by one event do not all look at once in the order of their ids.
+void sim_engine::wake_idle(sim::cycles at) {
+  for (const int id : idle_) {
+    virtual_worker& w = *workers_[static_cast<std::size_t>(id)];
+    sim::cycles next = at;
+    if (at > w.idle_since) {
+      const sim::cycles rounds = (at - w.idle_since + w.idle_round - 1) / w.idle_round;
+      next = w.idle_since + rounds * w.idle_round;
+    }
+    make_ready(id, std::min(next, w.deadline));
+  }
+  idle_.clear();
 }
 
 std::uint64_t sim_engine::seed(int worker) {
@@ -316,6 +385,8 @@ void sim_engine::charge(cost_id op, int, int other) {
   virtual_worker& me = current();
   settle_spawns(me);
   me.clock += machine_.operation_cycles(declared_[static_cast<std::size_t>(op.index)], distance_to(me, other));
+  // A policy's operation (a mailbox deposit) may have shown work.
+  if (!idle_.empty()) [[unlikely]] wake_idle(me.clock);
   yield_if_behind();
 }
 

@@ -57,6 +57,8 @@ class sim_engine final : public engine {
   void wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint64_t timeout_ns) override;
   void wake(std::atomic<std::uint32_t>& word) override;
   void relax(unsigned spins) override;
+  bool wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns) override;
+  void notify_idle() override;
   std::uint64_t seed(int worker) override;
   void from_outside(void (*fn)(void*), void* arg) override;
   bool outside_waits_for_sleepers() const override { return true; }
@@ -90,9 +92,13 @@ class sim_engine final : public engine {
   void forget_pages(const void* address, std::size_t bytes) noexcept;
 
   const sim::machine_model& machine() const { return machine_; }
+  // LOCUS_SIM_IDLE=attempts: wait_for_work declines, so that every failed
+  // attempt of an idle worker is simulated (the detailed model).
+  void set_idle_attempts(bool every_attempt) { idle_attempts_ = every_attempt; }
 
  private:
-  enum class state : std::uint8_t { ready, running, waiting, napping, finished };
+  // idle: in wait_for_work, in the queue by its deadline like a napper.
+  enum class state : std::uint8_t { ready, running, waiting, napping, idle, finished };
   // Its core, node, clock and access counters are the access path's issuer.
   struct virtual_worker : sim::issuer {
     state st = state::ready;
@@ -100,9 +106,13 @@ class sim_engine final : public engine {
     fiber* on = nullptr;      // the fiber it was running when it last gave way
     void* context = nullptr;  // where to jump to resume it
     const std::atomic<std::uint32_t>* waiting_on = nullptr;
-    sim::cycles deadline = 0;  // napping: when the timer fires
+    sim::cycles deadline = 0;  // napping or idle: when the timer fires
     worker_view* view = nullptr;
     std::uint64_t spawns_charged = 0;
+    std::int64_t pushes_shown = 0;  // its deque's push mark when idle workers last looked
+    // In wait_for_work: since when, and one round of its search.
+    sim::cycles idle_since = 0;
+    sim::cycles idle_round = 1;
   };
 
   static void virtual_thread_entry(boost::context::detail::transfer_t t);
@@ -127,6 +137,8 @@ class sim_engine final : public engine {
   void arrived(boost::context::detail::transfer_t t);
   void wait_for_outside();
   void make_ready(int id, sim::cycles at);
+  // The workers in wait_for_work search again, from `at` on.
+  void wake_idle(sim::cycles at);
   // NUMA distance from the worker's node to other's (local when other < 0).
   int distance_to(const virtual_worker& me, int other) const;
   sim::cycles to_cycles(std::uint64_t ns) const;
@@ -143,6 +155,9 @@ class sim_engine final : public engine {
   int current_ = -1;                              // -1: the simulation thread's own stack
   int leaving_ = -1;                              // who made the switch in progress
   int finished_ = 0;
+  // Workers in wait_for_work (state idle); LOCUS_SIM_IDLE=attempts: none ever.
+  std::vector<int> idle_;
+  bool idle_attempts_ = false;
   fiber* main_fiber_ = nullptr;
   void* main_context_ = nullptr;
   std::thread thread_;

@@ -178,6 +178,9 @@ class work_deque {
     return top_.load(std::memory_order_relaxed) >=
            bottom_.load(std::memory_order_relaxed);
   }
+  // Any thread; a racy hint: changes when the owner pushes (the simulator
+  // asks whether a deque gained frames since it last looked).
+  std::int64_t push_mark() const { return bottom_.load(std::memory_order_relaxed); }
 
  private:
   struct ring {
