@@ -16,6 +16,7 @@
 //
 //   locus-sim-speed [--machine NAME|FILE] [--workers P] [--mib N]
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -37,7 +38,19 @@ struct result {
   double cpu_s = 0;
   double simulated_s = 0;
   std::size_t block_bytes = 0;
+  double host_mib = 0;  // what the simulator keeps in host memory (below)
 };
+
+// The process's resident memory now, from /proc/self/statm (0 where it
+// cannot be read).
+double resident_mib() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return read == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20) : 0;
+}
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -46,12 +59,16 @@ double process_cpu_seconds() {
 }
 
 result sweep(const std::string& machine, int workers, std::size_t bytes, int passes) {
+  // The program's arrays first (written, so resident): what the process
+  // holds beyond them at the end is the simulator's (its caches,
+  // directory, page map and the runtime).
+  std::vector<double> in(bytes / 2 / sizeof(double), 1.0), out(in.size());
+  const double resident_before = resident_mib();
   locus::runtime_options o;
   o.engine = "sim";
   o.machine = machine;
   o.workers = workers;
   locus::runtime rt(o);
-  std::vector<double> in(bytes / 2 / sizeof(double), 1.0), out(in.size());
   const std::int64_t chunk = 4096 / sizeof(double);  // one page per chunk
   locus::reset_stats();
   const auto start = std::chrono::steady_clock::now();
@@ -78,10 +95,12 @@ result sweep(const std::string& machine, int workers, std::size_t bytes, int pas
     r.accesses += static_cast<double>(t.counter(level));
   r.simulated_s = s.elapsed_s;
   r.block_bytes = s.block_bytes;
+  r.host_mib = resident_mib() - resident_before;
   return r;
 }
 
 result sweep_model(const std::string& machine, int workers, std::size_t bytes, int passes) {
+  const double resident_before = resident_mib();
   locus_support::memory_model_sweep model(machine, workers, bytes);
   const double cpu_start = process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
@@ -92,6 +111,7 @@ result sweep_model(const std::string& machine, int workers, std::size_t bytes, i
   r.accesses = accesses;
   r.block_bytes = model.block_bytes();
   r.simulated_s = model.simulated_seconds();
+  r.host_mib = resident_mib() - resident_before;
   return r;
 }
 
@@ -134,18 +154,21 @@ int run(int argc, char** argv) {
   if (const auto w = flag_or_env("--workers", workers_flag, "LOCUS_WORKERS"))
     workers = static_cast<int>(locus_program::parse_integer(*w, 1, locus_program::max_workers, "the number of workers"));
   std::printf("simulator speed on %s, %d workers; the simulation runs on one thread. accesses/s is per\n"
-              "second of this process's CPU time (the machine may be shared), wall_s for reference\n",
+              "second of this process's CPU time (the machine may be shared), wall_s for reference;\n"
+              "host_MiB: what the simulator holds in host memory at the end (resident, beyond the\n"
+              "program's own arrays): caches, directory, page homes and, for the whole simulation,\n"
+              "the page map and the runtime\n",
               machine.c_str(), workers);
-  std::printf("%-22s %6s %12s %8s %8s %12s %12s\n", "workload", "block", "accesses", "wall_s", "cpu_s",
-              "simulated_s", "accesses/s");
+  std::printf("%-22s %6s %12s %8s %8s %12s %12s %9s\n", "workload", "block", "accesses", "wall_s", "cpu_s",
+              "simulated_s", "accesses/s", "host_MiB");
   const struct {
     const char* name;
     std::size_t bytes;
     int passes;
   } cases[] = {{"fits in caches (4 MiB)", std::size_t{4} << 20, 20}, {"streams from DRAM", big_mib << 20, 2}};
   const auto print = [](const char* name, const result& r) {
-    std::printf("%-22s %6zu %12.0f %8.3f %8.3f %12.6f %12.3e\n", name, r.block_bytes, r.accesses, r.wall_s,
-                r.cpu_s, r.simulated_s, r.accesses / r.cpu_s);
+    std::printf("%-22s %6zu %12.0f %8.3f %8.3f %12.6f %12.3e %9.1f\n", name, r.block_bytes, r.accesses, r.wall_s,
+                r.cpu_s, r.simulated_s, r.accesses / r.cpu_s, r.host_mib);
   };
   std::printf("the whole simulation (runtime, scheduler, engine, memory model):\n");
   for (const auto& c : cases) print(c.name, sweep(machine, workers, c.bytes, c.passes));
