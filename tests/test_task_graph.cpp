@@ -548,7 +548,7 @@ std::vector<int> stencil_predecessors(int key) {
   return p;
 }
 
-// Hand-offs (nabbitc): a node made ready by a worker of another color is
+// Hand-offs (nabbitc, ours, option hand_offs=on): a node made ready by a worker of another color is
 // handed to its color, not computed by its readier. A heat-like stencil of
 // rows of alternating colors on the paper's machine, simulated: with
 // colored attempts never followed by a random one (colored_attempts and
@@ -567,7 +567,7 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     const bool spread = workers == 4 && s % 2 == 0;     // one worker per place
     locus::runtime_options o = simulated("nabbitc", workers, s);
     o.pack = spread ? 0 : 1;
-    o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}};
+    o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}, {"hand_offs", "on"}};
     if (by_place) o.policy_options.push_back({"colors", "place"});
     locus::runtime rt(o);
     const int colors = locus::num_colors();
@@ -624,6 +624,51 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     EXPECT_EQ(l.after_random, 0u);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// The paper's algorithm is nabbitc's default (REPRODUCTION.md, rule 1):
+// without options nothing of ours is on. No hand-off (a ready node stays
+// with its readier, figure 3), no colored miss wakes a sleeper, and a
+// node's compute() runs with the tag the library's spawns left, not its
+// own color; each of the three is an option we added.
+TEST(NabbitcPolicy, TheDefaultIsThePapersAlgorithm) {
+  locus::runtime_options o = simulated("nabbitc", 20, 5);
+  o.pack = 1;
+  locus::runtime rt(o);
+  locus::detail::task_colors* colors = locus::detail::running_colors();
+  ASSERT_NE(colors, nullptr);
+  EXPECT_FALSE(colors->hands_off());
+  EXPECT_FALSE(colors->tags_compute());
+  constexpr int rows = stencil_rows, steps = stencil_steps;
+  auto g = locus::make_task_graph<int>(
+      &stencil_predecessors, [](int) { locus::compute(20000); }, [](int key) { return key % 20; });
+  g.measure_locality();
+  locus::reset_stats();
+  g.run(rows * steps);
+  const auto total = locus::get_stats().total();
+  EXPECT_EQ(total.counter("hand_offs"), 0u);
+  EXPECT_EQ(total.counter("color_wakes"), 0u);
+  EXPECT_GT(total.counter("colored_misses"), 0u);  // misses there were: none woke anyone
+  EXPECT_EQ(g.locality().handed, 0u);
+}
+
+// Each of ours on request: hand_offs=on hands nodes off, wake_colors=on
+// wakes on colored misses, tag_compute=on is what the library sees.
+TEST(NabbitcPolicy, OursAreOptions) {
+  locus::runtime_options o = simulated("nabbitc", 20, 5);
+  o.pack = 1;
+  o.policy_options = {{"hand_offs", "on"}, {"wake_colors", "on"}, {"tag_compute", "on"}};
+  locus::runtime rt(o);
+  locus::detail::task_colors* colors = locus::detail::running_colors();
+  ASSERT_NE(colors, nullptr);
+  EXPECT_TRUE(colors->hands_off());
+  EXPECT_TRUE(colors->tags_compute());
+  constexpr int rows = stencil_rows, steps = stencil_steps;
+  auto g = locus::make_task_graph<int>(
+      &stencil_predecessors, [](int) { locus::compute(20000); }, [](int key) { return key % 20; });
+  locus::reset_stats();
+  g.run(rows * steps);
+  EXPECT_GT(locus::get_stats().total().counter("hand_offs"), 0u);
 }
 
 // With hand_offs=off (figure 3 alone) nothing is handed off: the readier,
@@ -733,7 +778,7 @@ TEST(NabbitcPolicy, BenchmarkColoringsOfTablesTwoAndThree) {
 TEST(NabbitcPolicy, OptionsAreChecked) {
   for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"},
-           {"hand_offs", "maybe"}}) {
+           {"hand_offs", "maybe"}, {"wake_colors", "1"}, {"tag_compute", "yes"}}) {
     locus::runtime_options o = threaded("nabbitc", 1);
     o.policy_options = {{name, value}};
     try {

@@ -127,6 +127,10 @@ inline bool graph_hands_off() noexcept {
   task_colors* c = running_colors();
   return c != nullptr && c->hands_off();
 }
+inline bool graph_tags_compute() noexcept {
+  task_colors* c = running_colors();
+  return c != nullptr && c->tags_compute();
+}
 inline bool graph_hand_off(frame* job, int color) {
   task_colors* c = running_colors();
   worker_view* w = current_worker();
@@ -493,17 +497,21 @@ class basic_task_graph {
   // behind a batch, as the paper's "while there are new successors" loop
   // would let it), and spawn the successors this made ready, by color. A
   // single ready successor runs in this loop, so a chain does not deepen
-  // the stack. Under nabbitc a ready successor of another worker's color is
-  // handed to that color instead (hand_off): figure 3 alone would compute it
-  // here whenever it is the only one ready (spawn_nodes, lines 18-21), and
-  // that is where most remote nodes came from (docs/benchmarks.md).
+  // the stack. Under nabbitc with the option hand_offs=on (ours, off by
+  // default) a ready successor of another worker's color is handed to that
+  // color instead (hand_off): figure 3 alone, the paper's, computes it here
+  // whenever it is the only one ready (spawn_nodes, lines 18-21), and that
+  // is where most remote nodes came from (docs/benchmarks.md).
   void compute_and_notify(entry& first) {
     const bool colored = detail_graph::colors_on();
     const bool hand = colored && detail::graph_hands_off();
+    // Ours, off by default (option tag_compute): the paper sets colors only
+    // at the library's spawns (figure 3, lines 12 and 29).
+    const bool tag_compute = colored && detail::graph_tags_compute();
     const int mine = colored ? detail::graph_worker_color() : no_color;
     for (entry* e = &first;;) {
       if (!locality_.empty()) [[unlikely]] count_locality(*e);
-      if (colored) {
+      if (tag_compute) {
         // The node's own color on what its compute() spawns.
         detail_graph::next_colors own(detail::graph_color_tag(e->color), false);
         e->node()->compute();

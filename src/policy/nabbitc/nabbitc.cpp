@@ -51,7 +51,9 @@ nabbitc_policy::nabbitc_policy(policy_context& c)
       colored_attempts_(parse_colored_attempts("colored_attempts", c.option("colored_attempts"))),
       first_patience_(parse_patience("first_steal_patience", c.option("first_steal_patience"), c.num_workers())),
       by_place_(parse_by_place("colors", c.option("colors"))),
-      hand_offs_(parse_on_off("hand_offs", c.option("hand_offs"))) {
+      hand_offs_(parse_on_off("hand_offs", c.option("hand_offs"))),
+      wake_colors_(parse_on_off("wake_colors", c.option("wake_colors"))),
+      tag_compute_(parse_on_off("tag_compute", c.option("tag_compute"))) {
   // Every push carries the frame's color set as its deque tag (steal_if).
   for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_tag_frames;
 }
@@ -116,7 +118,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
         return {f, found_at::steal};
       }
     ctx->count(w, colored_misses);
-    if (seen != 0) wake_color(w, seen);
+    if (wake_colors_ && seen != 0) wake_color(w, seen);  // ours (option wake_colors)
     ++me.misses;
     if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
     return {};
@@ -180,7 +182,9 @@ void nabbitc_policy::wake_one_of(worker_view& w, int c) {
 
 void nabbitc_policy::wake_color(worker_view& w, std::uint32_t tag) {
   const int c = sets_.some_color(tag, static_cast<std::uint32_t>(ctx->rng(w).below(static_cast<std::uint32_t>(num_colors()))));
-  if (c >= 0) wake_one_of(w, c);
+  if (c < 0) return;
+  ctx->count(w, color_wakes);
+  wake_one_of(w, c);
 }
 
 policy_entry nabbitc_entry() {
@@ -208,13 +212,27 @@ policy_entry nabbitc_entry() {
                   {.name = "hand_offs",
                    .env = "LOCUS_NABBITC_HAND_OFFS",
                    .accepted = "on or off",
-                   .default_value = "on",
-                   .help = "a node made ready by a worker of another color goes to its color (off: figure 3 alone, "
-                           "its readier computes it)",
+                   .default_value = "off",
+                   .help = "ours: a node made ready by a worker of another color goes to its color (off, the "
+                           "paper's: figure 3 alone, its readier computes it)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "wake_colors",
+                   .env = "LOCUS_NABBITC_WAKE_COLORS",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours: a colored miss on a frame of other colors wakes a sleeping worker of one of them "
+                           "(off: the paper's, which has no sleeping workers)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "tag_compute",
+                   .env = "LOCUS_NABBITC_TAG_COMPUTE",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours: what a node's compute() spawns carries the node's own color (off: the paper's, "
+                           "colors are set only at the library's spawns, figure 3)",
                    .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of nabbitc_policy::counter.
       .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups", "hand_offs",
-                   "hand_off_takes", "place_mate_takes"},
+                   "hand_off_takes", "place_mate_takes", "color_wakes"},
   };
 }
 

@@ -21,8 +21,12 @@
 // at most `first_steal_patience` of them (the paper's startup cost C of
 // Theorem 1, bounded here so that graphs whose colors match no worker, table
 // III's invalid colors, and programs that are not task graphs still get
-// their load balanced). A colored miss on a frame of other colors wakes a
-// sleeping worker of one of them (wake_color).
+// their load balanced).
+//
+// Ours, each an option off by default (README.md, "Where locus differs"):
+// a colored miss on a frame of other colors wakes a sleeping worker of one
+// of them (wake_colors, wake_color); a node's compute() carries the node's
+// own color to what it spawns (tag_compute); and hand-offs (hand_offs):
 //
 // Hand-offs. A node made ready by a worker of another color is not run by
 // that worker (the task-graph library's start_ready): it goes to the list
@@ -56,7 +60,7 @@ class nabbitc_policy final : public policy_base, public task_colors {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
-                     place_mate_takes };
+                     place_mate_takes, color_wakes };
 
   explicit nabbitc_policy(policy_context& c);
   ~nabbitc_policy();
@@ -87,9 +91,11 @@ class nabbitc_policy final : public policy_base, public task_colors {
   bool last_steal_colored(const worker_view& w) const override {
     return thieves_[static_cast<std::size_t>(w.id)].last_colored;
   }
-  // Option hand_offs: on (the default) or off, figure 3 alone (the
-  // comparison of docs/benchmarks.md).
+  // Option hand_offs (ours): on, or off (the default), figure 3 alone,
+  // the paper's.
   bool hands_off() const override { return hand_offs_; }
+  // Option tag_compute (ours): on, or off (the default, the paper's).
+  bool tags_compute() const override { return tag_compute_; }
   // Queues f, a ready node's job, on the list of `color` and wakes a worker
   // of that color; false (nothing done) if no worker has the color.
   bool hand_off(worker_view& w, frame* f, int color) override;
@@ -131,6 +137,8 @@ class nabbitc_policy final : public policy_base, public task_colors {
   std::uint64_t first_patience_;
   bool by_place_;
   bool hand_offs_;
+  bool wake_colors_;
+  bool tag_compute_;
 };
 
 policy_entry nabbitc_entry();
