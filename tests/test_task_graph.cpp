@@ -671,6 +671,36 @@ TEST(NabbitcPolicy, OursAreOptions) {
   EXPECT_GT(locus::get_stats().total().counter("hand_offs"), 0u);
 }
 
+// A graph run inside a locus::arena keeps every node there, the handed
+// ones included: a hand-off's job carries the readier's whole task context
+// (its arena, its place hint), not only the color tag. With hand-offs on,
+// simulated on the paper's machine, and threaded.
+TEST(NabbitcHandOff, HandedNodesStayInTheGraphsArena) {
+  for (int s = 0; s < 4; ++s) {
+    locus::runtime_options o = s < 3 ? simulated("nabbitc", 20, s) : threaded("nabbitc", 4);
+    o.pack = 1;
+    o.policy_options = {{"hand_offs", "on"}};
+    locus::runtime rt(o);
+    locus::arena a;
+    constexpr int rows = stencil_rows, steps = stencil_steps;
+    const int sink = rows * steps;
+    std::vector<int> ran_in(static_cast<std::size_t>(sink + 1), -1);
+    auto g = locus::make_task_graph<int>(
+        &stencil_predecessors,
+        [&](int key) {
+          ran_in[static_cast<std::size_t>(key)] = locus::this_arena::id();  // each node its own cell
+          locus::compute(20000);
+        },
+        [](int key) { return key % locus::num_colors(); });
+    g.measure_locality();
+    a.execute([&] { g.run(sink); });
+    SCOPED_TRACE("seed " + std::to_string(s));
+    EXPECT_GT(g.locality().handed, 0u);
+    for (int key = 0; key <= sink; ++key) EXPECT_EQ(ran_in[static_cast<std::size_t>(key)], a.id()) << "node " << key;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 // With hand_offs=off (figure 3 alone) nothing is handed off: the readier,
 // a thief after a colored steal or one after a random steal computes every
 // node (the breakdown's other categories add up to the nodes).

@@ -658,6 +658,10 @@ class basic_task_graph {
   struct handed_job : detail::frame {
     handed_job(basic_task_graph& g, entry& e) : graph(&g), node(&e) {
       run = &run_handed;
+      // The readier's whole context, as a spawn's child gets it: its arena
+      // (a frame runs only in its arena, scheduler.cpp) and place hint;
+      // then the node's color in place of the readier's tag.
+      ctx = detail::current_worker()->ctx;
       detail::graph_carry_tag(ctx, detail::graph_color_tag(e.color));
     }
     static detail::frame* run_handed(detail::frame* f) {
