@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -514,7 +515,7 @@ TEST(NabbitcPolicy, FirstStealIsColoredThenKColoredAttemptsPerRandomOne) {
       for (const auto& w : locus::get_stats().workers) {
         const auto c = w.counter("colored_steals"), r = w.counter("random_steals");
         // Handed nodes taken from a place-mate's list count as steals too.
-        EXPECT_EQ(c + r + w.counter("place_mate_takes"), w.steals);
+        EXPECT_EQ(c + r + w.counter("place_mate_takes") + w.counter("colorless_steals"), w.steals);
         EXPECT_EQ(w.counter("first_steal_giveups"), 0u);
         if (std::string(k) == "0") {
           EXPECT_LE(c, 1u) << "worker " << w.worker;
@@ -621,7 +622,13 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     EXPECT_EQ(l.nodes, static_cast<std::uint64_t>(sink + 1));
     EXPECT_EQ(l.handed, total.counter("hand_offs"));
     EXPECT_EQ(l.handed_remote, 0u);
-    EXPECT_EQ(l.after_random, 0u);
+    // No random attempt; but with colors no worker has, a first-steal
+    // attempt takes the frames holding only those (colorless steals), and
+    // the breakdown counts what follows as after a steal that was not colored.
+    if (s % 2 == 0) {
+      EXPECT_EQ(l.after_random, 0u);
+      EXPECT_EQ(total.counter("colorless_steals"), 0u);
+    }
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -753,26 +760,93 @@ TEST(NabbitcHandOff, NabbitHandsNothingOff) {
 }
 
 // Table III's invalid colors: no worker has the nodes' color, so every
-// colored attempt misses; the first-steal patience runs out and random
-// steals balance the load (the graph still runs, on more than one worker).
+// colored attempt misses. By default (the paper's unbounded first steal)
+// no worker gives up: first-steal attempts take the frames that hold no
+// worker's color (colorless_steals) and balance the load; with a capped
+// patience (ours) random steals may take part too. Either way the graph
+// runs, on more than one worker.
 TEST(NabbitcPolicy, InvalidColorsFallBackToRandomSteals) {
-  locus::runtime rt(simulated("nabbitc", 10, 3));
-  std::atomic<int> runs{0};
-  auto g = locus::make_static_task_graph<int>(
-      [](int k) { return k >= 10 ? std::vector<int>{k - 10, k - 10 + (k % 10 == 9 ? -9 : 1)} : std::vector<int>{}; },
-      [&](int) {
-        runs.fetch_add(1);
-        locus::compute(20000);
-      },
-      [](int) { return 1000; });
-  for (int k = 0; k < 200; ++k) g.add(k);
+  for (const bool capped : {false, true}) {
+    locus::runtime_options o = simulated("nabbitc", 10, 3);
+    if (capped) o.policy_options = {{"first_steal_patience", "auto"}};
+    locus::runtime rt(o);
+    std::atomic<int> runs{0};
+    std::vector<int> ran_on(200, -1);
+    auto g = locus::make_static_task_graph<int>(
+        [](int k) { return k >= 10 ? std::vector<int>{k - 10, k - 10 + (k % 10 == 9 ? -9 : 1)} : std::vector<int>{}; },
+        [&](int k) {
+          runs.fetch_add(1);
+          ran_on[static_cast<std::size_t>(k)] = locus::worker_id();
+          locus::compute(20000);
+        },
+        [](int) { return 1000; });
+    for (int k = 0; k < 200; ++k) g.add(k);
+    locus::reset_stats();
+    g.run();
+    SCOPED_TRACE(capped ? "first_steal_patience=auto" : "default");
+    EXPECT_EQ(runs.load(), 200);
+    EXPECT_GT(std::set<int>(ran_on.begin(), ran_on.end()).size(), 1u);
+    const auto total = locus::get_stats().total();
+    EXPECT_EQ(total.counter("colored_steals"), 0u);
+    if (capped) {
+      EXPECT_GT(total.counter("random_steals") + total.counter("colorless_steals"), 0u);
+    } else {
+      EXPECT_GT(total.counter("colorless_steals"), 0u);
+      EXPECT_EQ(total.counter("first_steal_giveups"), 0u);
+    }
+  }
+}
+
+// The paper's first steal (section III) is unbounded by default: a worker
+// whose color no node has never steals (it waits for a colored steal that
+// never comes) and never gives up, while the graph still completes on the
+// others. 20 workers, nodes colored 0 to 9 only. With a cap (ours) the
+// others give up and steal at random.
+TEST(NabbitcPolicy, FirstStealIsUnboundedByDefault) {
+  for (const bool capped : {false, true}) {
+    locus::runtime_options o = simulated("nabbitc", 20, 2);
+    o.pack = 1;
+    if (capped) o.policy_options = {{"first_steal_patience", "auto"}};
+    locus::runtime rt(o);
+    constexpr int rows = stencil_rows, steps = stencil_steps;
+    auto g = locus::make_task_graph<int>(
+        &stencil_predecessors, [](int) { locus::compute(20000); }, [](int key) { return key % 10; });
+    locus::reset_stats();
+    g.run(rows * steps);
+    SCOPED_TRACE(capped ? "first_steal_patience=auto" : "default");
+    EXPECT_TRUE(g.computed(rows * steps));
+    const auto stats = locus::get_stats();
+    std::uint64_t others_steals = 0;
+    for (const auto& w : stats.workers)
+      if (w.worker >= 10) others_steals += w.steals;
+    if (capped) {
+      EXPECT_GT(stats.total().counter("first_steal_giveups"), 0u);
+      EXPECT_GT(others_steals, 0u);
+    } else {
+      EXPECT_EQ(stats.total().counter("first_steal_giveups"), 0u);
+      EXPECT_EQ(others_steals, 0u);
+    }
+  }
+}
+
+// Liveness of the unbounded first steal on code that is not a task graph:
+// a plain parallel loop under nabbitc's defaults pushes frames that hold no
+// color, which first-steal attempts take, so the loop runs on several
+// workers and completes.
+TEST(NabbitcPolicy, PlainForkJoinIsLoadBalancedByDefault) {
+  locus::runtime_options o = simulated("nabbitc", 8, 1);
+  locus::runtime rt(o);
+  std::vector<int> ran_on(256, -1);
   locus::reset_stats();
-  g.run();
-  EXPECT_EQ(runs.load(), 200);
+  locus::parallel_for(0, 256, [&](std::int64_t i) {
+    ran_on[static_cast<std::size_t>(i)] = locus::worker_id();
+    locus::compute(20000);
+  });
+  for (int x : ran_on) ASSERT_GE(x, 0);
+  EXPECT_GT(std::set<int>(ran_on.begin(), ran_on.end()).size(), 1u);
   const auto total = locus::get_stats().total();
-  EXPECT_EQ(total.counter("colored_steals"), 0u);
-  EXPECT_GT(total.counter("random_steals"), 0u);
-  EXPECT_GT(total.counter("first_steal_giveups"), 0u);
+  EXPECT_GT(total.counter("colorless_steals"), 0u);
+  EXPECT_EQ(total.counter("first_steal_giveups"), 0u);
 }
 
 // The benchmarks' colorings of tables II and III (bench::block_color): on

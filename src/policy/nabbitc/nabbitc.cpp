@@ -25,18 +25,23 @@ std::uint32_t parse_colored_attempts(std::string_view s, std::string_view v) {
   return static_cast<std::uint32_t>(parse_count(s, v, max_colored_attempts));
 }
 
-// "auto": 32 attempts per worker. A thief finds a victim whose oldest frame
-// holds its color in about as many attempts as there are workers when every
-// color hangs off the root (section V-C: the time to the first steal "is
-// strictly determined by the number of processors"); 32 times that rarely
-// gives up with good colors and bounds the startup stall with invalid ones.
+// "unbounded", the default: the paper's (section III, "we enforce that the
+// first steal a worker performs is a successful colored steal"; section
+// IV's C is not bounded). A cap is ours: "auto" is 32 attempts per worker.
+// A thief finds a victim whose oldest frame holds its color in about as
+// many attempts as there are workers when every color hangs off the root
+// (section V-C: the time to the first steal "is strictly determined by the
+// number of processors"); 32 times that rarely gives up with good colors.
+constexpr std::uint64_t unbounded_patience = ~std::uint64_t{0};
+
 std::uint64_t parse_patience(std::string_view s, std::string_view v, int workers) {
+  if (v == "unbounded") return unbounded_patience;
   if (v == "auto") return 32 * static_cast<std::uint64_t>(workers);
   return parse_count(s, v, std::uint64_t{1} << 40);
 }
 
 void check_patience(std::string_view s, std::string_view v) {
-  if (v != "auto") parse_count(s, v, std::uint64_t{1} << 40);
+  if (v != "auto" && v != "unbounded") parse_count(s, v, std::uint64_t{1} << 40);
 }
 
 bool parse_by_place(std::string_view s, std::string_view v) { return parse_either(s, v, "place", "worker"); }
@@ -91,12 +96,37 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   if (victim == nullptr || !ctx->steal_attempt(w, *victim)) return {};
   thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
   // Section III: colored attempts first, each time the worker runs out of
-  // work; only colored ones until the first steal (within the patience).
-  const bool colored = me.misses < colored_attempts_ || (!me.stolen && me.first_attempts < first_patience_);
+  // work; only colored ones until the first steal (unbounded by default,
+  // the paper's; first_steal_patience caps it, ours).
+  const bool first = !me.stolen && me.first_attempts < first_patience_;
+  const bool colored = me.misses < colored_attempts_ || first;
   if (colored) {
     const int mine = color_of(w);
     std::uint32_t seen = 0;  // the tag of the victim's oldest frame, if it has one
-    if (frame* f = victim->deque.steal_if([&](std::uint32_t tag) { return sets_.has(tag, mine) || (seen = tag, false); })) {
+    bool colorless = false;
+    frame* f = victim->deque.steal_if([&](std::uint32_t tag) {
+      colorless = false;
+      if (sets_.has(tag, mine)) return true;
+      seen = tag;
+      // Liveness of the unbounded first steal: a frame whose set holds no
+      // worker's color (plain fork-join code: tag 0; table III's invalid
+      // colors) is work no colored steal can ever take, so waiting for it
+      // to hold the thief's color would wait forever. A first-steal attempt
+      // takes it; that is not the worker's first (colored) steal. Table III
+      // reports NabbitC with invalid colors within noise of Nabbit, so the
+      // paper's runtime balanced such frames too.
+      colorless = first && sets_.some_color(tag, 0) < 0;
+      return colorless;
+    });
+    if (f != nullptr && colorless) {
+      ctx->stole(w);
+      ctx->count(w, colorless_steals);
+      ctx->trace(w, "colorless steal", victim->id);
+      me.last_colored = false;
+      found_work(w);
+      return {f, found_at::steal};
+    }
+    if (f != nullptr) {
       ctx->stole(w);
       ctx->count(w, colored_steals);
       ctx->trace(w, "colored steal", victim->id);
@@ -199,9 +229,10 @@ policy_entry nabbitc_entry() {
                    .check = [](std::string_view s, std::string_view v) { parse_colored_attempts(s, v); }},
                   {.name = "first_steal_patience",
                    .env = "LOCUS_FIRST_STEAL_PATIENCE",
-                   .accepted = "auto (32 per worker) or an integer from 0 to 2^40",
-                   .default_value = "auto",
-                   .help = "colored attempts a worker makes for its first steal before it takes any frame",
+                   .accepted = "unbounded, auto (32 per worker) or an integer from 0 to 2^40",
+                   .default_value = "unbounded",
+                   .help = "colored attempts a worker makes for its first steal before it takes any frame "
+                           "(unbounded: the paper's, section III; a cap is ours)",
                    .check = &check_patience},
                   {.name = "colors",
                    .env = "LOCUS_NABBITC_COLORS",
@@ -232,7 +263,7 @@ policy_entry nabbitc_entry() {
                    .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of nabbitc_policy::counter.
       .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups", "hand_offs",
-                   "hand_off_takes", "place_mate_takes", "color_wakes"},
+                   "hand_off_takes", "place_mate_takes", "color_wakes", "colorless_steals"},
   };
 }
 

@@ -18,10 +18,16 @@
 // and then one random attempt (take whatever is there), and starts again
 // with colored attempts each time it runs out of work. Its first steal must
 // be a colored one: until it has stolen once it makes only colored attempts,
-// at most `first_steal_patience` of them (the paper's startup cost C of
-// Theorem 1, bounded here so that graphs whose colors match no worker, table
-// III's invalid colors, and programs that are not task graphs still get
-// their load balanced).
+// as many as it takes by default (the paper's: the startup cost C of
+// Theorem 1 is unbounded), at most `first_steal_patience` of them if that
+// is set (ours). Liveness: a first-steal attempt also takes a frame whose
+// set holds no worker's color (tag 0 of plain fork-join code, table III's
+// invalid colors), which no colored steal could ever take, without
+// counting it as the first steal (colorless_steals); so programs that are
+// not task graphs and graphs of invalid colors are still load-balanced,
+// and a worker whose color no frame holds waits, but strands nothing:
+// every frame is in a deque its owner pops first, or in a queue (roots,
+// inboxes, hand-off lists) taken without the rule.
 //
 // Ours, each an option off by default (README.md, "Where locus differs"):
 // a colored miss on a frame of other colors wakes a sleeping worker of one
@@ -60,7 +66,7 @@ class nabbitc_policy final : public policy_base, public task_colors {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
-                     place_mate_takes, color_wakes };
+                     place_mate_takes, color_wakes, colorless_steals };
 
   explicit nabbitc_policy(policy_context& c);
   ~nabbitc_policy();
