@@ -568,7 +568,10 @@ TEST(NabbitcHandOff, ASuccessorOfAnotherColorRunsOnlyOnAWorkerOfItsColor) {
     const bool spread = workers == 4 && s % 2 == 0;     // one worker per place
     locus::runtime_options o = simulated("nabbitc", workers, s);
     o.pack = spread ? 0 : 1;
-    o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}, {"hand_offs", "on"}};
+    // handed_wait=unbounded: no handed node is taken by another color,
+    // however long it waits (the default bounds that wait, see below).
+    o.policy_options = {{"colored_attempts", "1000000"}, {"first_steal_patience", "1000000000"}, {"hand_offs", "on"},
+                        {"handed_wait", "unbounded"}};
     if (by_place) o.policy_options.push_back({"colors", "place"});
     locus::runtime rt(o);
     const int colors = locus::num_colors();
@@ -704,6 +707,102 @@ TEST(NabbitcHandOff, HandedNodesStayInTheGraphsArena) {
     SCOPED_TRACE("seed " + std::to_string(s));
     EXPECT_GT(g.locality().handed, 0u);
     for (int key = 0; key <= sink; ++key) EXPECT_EQ(ran_in[static_cast<std::size_t>(key)], a.id()) << "node " << key;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Hand-offs keep the greedy property (Theorem 1) with their bounded wait:
+// a skewed coloring, every node of one worker's color, and that worker
+// descheduled (simulated: its first node computes for 2 * 10^8 cycles,
+// during which it takes nothing), 4 workers one per socket so that it has
+// no place-mate, and no random attempts (colored_attempts past anything
+// the run reaches). The color is that of a worker other than the one that
+// starts the run (the sink's color is asked first, on that worker), so
+// the nodes it readies are handed off. By default the others take the
+// waiting handed nodes (stale_takes) and compute most of the graph while
+// the owner is away; with handed_wait=unbounded every node waits for it.
+TEST(NabbitcHandOff, ASkewedColoringDoesNotWaitForADescheduledOwner) {
+  for (const bool bounded : {true, false}) {
+    for (int s = 0; s < 3; ++s) {
+      locus::runtime_options o = simulated("nabbitc", 4, s);
+      o.pack = 0;
+      o.policy_options = {{"colored_attempts", "1000000"}, {"hand_offs", "on"}};
+      if (!bounded) o.policy_options.push_back({"handed_wait", "unbounded"});
+      locus::runtime rt(o);
+      ASSERT_EQ(locus::num_places(), 4) << "the test wants one worker per place";
+      constexpr int rows = stencil_rows, steps = stencil_steps;
+      const int sink = rows * steps;
+      std::atomic<int> owner{-1};
+      std::atomic<bool> owner_away{false};
+      std::vector<int> ran_on(static_cast<std::size_t>(sink + 1), -1);
+      auto g = locus::make_task_graph<int>(
+          &stencil_predecessors,
+          [&](int key) {
+            const int me = locus::worker_id();
+            ran_on[static_cast<std::size_t>(key)] = me;  // each node its own cell
+            if (me == owner.load() && !owner_away.exchange(true))
+              locus::compute(200000000);  // descheduled for a while
+            else
+              locus::compute(20000);
+          },
+          [&](int) {
+            int o = owner.load();
+            if (o < 0) {
+              const int starter = locus::worker_id();  // the sink's color: asked first, by the run's worker
+              owner.compare_exchange_strong(o, (starter + 1) % 4);
+              o = owner.load();
+            }
+            return o;
+          });
+      g.measure_locality();
+      locus::reset_stats();
+      g.run(sink);
+      SCOPED_TRACE(std::string(bounded ? "default handed_wait" : "handed_wait=unbounded") + ", seed " +
+                   std::to_string(s));
+      int by_others = 0;
+      for (int key = 0; key <= sink; ++key) {
+        ASSERT_NE(ran_on[static_cast<std::size_t>(key)], -1) << "node " << key << " did not run";
+        by_others += ran_on[static_cast<std::size_t>(key)] != owner.load() ? 1 : 0;
+      }
+      const auto total = locus::get_stats().total();
+      EXPECT_EQ(total.counter("random_steals"), 0u);
+      EXPECT_GT(total.counter("hand_offs"), 0u);
+      if (bounded) {
+        EXPECT_GT(total.counter("stale_takes"), 0u);
+        EXPECT_GT(by_others, sink / 2) << "the others computed " << by_others << " of " << sink + 1 << " nodes";
+      } else {
+        EXPECT_EQ(total.counter("stale_takes"), 0u);
+        EXPECT_EQ(by_others, 0);
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// Stale takes race with the owner's takes and with hand-offs: on threads,
+// with handed_wait=0 (every look takes), every node still runs once, after
+// its predecessors, whatever the timing.
+TEST(NabbitcHandOff, StaleTakesRunEveryNodeOnceOnThreads) {
+  for (int round = 0; round < 4; ++round) {
+    locus::runtime_options o = threaded("nabbitc", 4);
+    o.policy_options = {{"hand_offs", "on"}, {"handed_wait", "0"}, {"colored_attempts", "1"}};
+    locus::runtime rt(o);
+    constexpr int rows = stencil_rows, steps = stencil_steps;
+    std::vector<std::atomic<int>> runs(rows * steps);
+    auto g = locus::make_task_graph<int>(
+        &stencil_predecessors,
+        [&](int key) {
+          if (key < rows * steps) {
+            for (int dr = -1; dr <= 1; ++dr)
+              if (key >= rows && key % rows + dr >= 0 && key % rows + dr < rows) {
+                EXPECT_EQ(runs[static_cast<std::size_t>(key - rows + dr)].load(), 1);
+              }
+            runs[static_cast<std::size_t>(key)].fetch_add(1);
+          }
+        },
+        [](int key) { return (key / 3) % 4; });
+    g.run(rows * steps);
+    for (auto& r : runs) EXPECT_EQ(r.load(), 1);
     if (::testing::Test::HasFailure()) return;
   }
 }
@@ -882,7 +981,7 @@ TEST(NabbitcPolicy, BenchmarkColoringsOfTablesTwoAndThree) {
 TEST(NabbitcPolicy, OptionsAreChecked) {
   for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"colored_attempts", "-1"}, {"colored_attempts", "x"}, {"first_steal_patience", "soon"}, {"colors", "core"},
-           {"hand_offs", "maybe"}, {"wake_colors", "1"}, {"tag_compute", "yes"}}) {
+           {"hand_offs", "maybe"}, {"wake_colors", "1"}, {"tag_compute", "yes"}, {"handed_wait", "never"}}) {
     locus::runtime_options o = threaded("nabbitc", 1);
     o.policy_options = {{name, value}};
     try {

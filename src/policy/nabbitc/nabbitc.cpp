@@ -46,6 +46,24 @@ void check_patience(std::string_view s, std::string_view v) {
 
 bool parse_by_place(std::string_view s, std::string_view v) { return parse_either(s, v, "place", "worker"); }
 
+// handed_wait (ours, with hand-offs): "auto" is one look per worker. An
+// idle thief picks one of the P - 1 others at random per attempt, so while
+// the others are idle a list gets about one look per round of attempts,
+// and P looks is about P attempt times: long enough for an owner that is
+// running to come back to its list in most cases, short enough to keep
+// the critical path moving when it is not. A stated rule, not tuned.
+constexpr std::uint64_t unbounded_wait = ~std::uint64_t{0};
+
+std::uint64_t parse_handed_wait(std::string_view s, std::string_view v, int workers) {
+  if (v == "unbounded") return unbounded_wait;
+  if (v == "auto") return static_cast<std::uint64_t>(workers);
+  return parse_count(s, v, std::uint64_t{1} << 40);
+}
+
+void check_handed_wait(std::string_view s, std::string_view v) {
+  if (v != "auto" && v != "unbounded") parse_count(s, v, std::uint64_t{1} << 40);
+}
+
 }  // namespace
 
 nabbitc_policy::nabbitc_policy(policy_context& c)
@@ -58,7 +76,8 @@ nabbitc_policy::nabbitc_policy(policy_context& c)
       by_place_(parse_by_place("colors", c.option("colors"))),
       hand_offs_(parse_on_off("hand_offs", c.option("hand_offs"))),
       wake_colors_(parse_on_off("wake_colors", c.option("wake_colors"))),
-      tag_compute_(parse_on_off("tag_compute", c.option("tag_compute"))) {
+      tag_compute_(parse_on_off("tag_compute", c.option("tag_compute"))),
+      handed_wait_(parse_handed_wait("handed_wait", c.option("handed_wait"), c.num_workers())) {
   // Every push carries the frame's color set as its deque tag (steal_if).
   for (int i = 0; i < c.num_workers(); ++i) c.worker_at(i).hooks |= hook_tag_frames;
 }
@@ -147,6 +166,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
         found_work(w);
         return {f, found_at::steal};
       }
+    if (frame* f = take_stale(w, *victim)) return {f, found_at::steal};
     ctx->count(w, colored_misses);
     if (wake_colors_ && seen != 0) wake_color(w, seen);  // ours (option wake_colors)
     ++me.misses;
@@ -164,7 +184,27 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     me.last_colored = false;
     return {f, found_at::steal};
   }
+  if (frame* f = take_stale(w, *victim)) return {f, found_at::steal};
   return {};
+}
+
+frame* nabbitc_policy::take_stale(worker_view& w, worker_view& victim) {
+  if (!hand_offs_ || handed_wait_ == unbounded_wait) return nullptr;
+  const int c = color_of(victim);
+  if (c == color_of(w)) return nullptr;  // the thief's own list: looked at first
+  handed_list& list = handed_[static_cast<std::size_t>(c)];
+  if (list.count.load(std::memory_order_acquire) <= 0) return nullptr;
+  // Looks since the list was last empty: past the wait, every look takes.
+  if (list.looks.fetch_add(1, std::memory_order_relaxed) + 1 < handed_wait_) return nullptr;
+  frame* f = take_handed(c);
+  if (f == nullptr) return nullptr;
+  ctx->stole(w);
+  ctx->count(w, stale_takes);
+  ctx->trace(w, "stale take", victim.id);
+  thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
+  me.last_colored = false;
+  found_work(w);
+  return f;
 }
 
 bool nabbitc_policy::has_work_for(worker_view& w) {
@@ -177,6 +217,7 @@ bool nabbitc_policy::hand_off(worker_view& w, frame* f, int color) {
   handed_list& list = handed_[static_cast<std::size_t>(color)];
   {
     std::lock_guard lock(list.mutex);
+    if (list.frames.empty()) list.looks.store(0, std::memory_order_relaxed);  // a new wait begins
     list.frames.push_back(f);
     // Under the lock, so that count is the list's length whenever the lock
     // is free; seq_cst for the sleepers (handed_list).
@@ -197,6 +238,7 @@ frame* nabbitc_policy::take_handed(int color) {
   frame* f = list.frames.front();  // the oldest: the wavefront advances in order
   list.frames.pop_front();
   list.count.fetch_sub(1, std::memory_order_relaxed);
+  if (list.frames.empty()) list.looks.store(0, std::memory_order_relaxed);
   return f;
 }
 
@@ -247,6 +289,13 @@ policy_entry nabbitc_entry() {
                    .help = "ours: a node made ready by a worker of another color goes to its color (off, the "
                            "paper's: figure 3 alone, its readier computes it)",
                    .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "handed_wait",
+                   .env = "LOCUS_NABBITC_HANDED_WAIT",
+                   .accepted = "auto (one per worker), unbounded, or an integer from 0 to 2^40",
+                   .default_value = "auto",
+                   .help = "ours, with hand_offs=on: attempts of other workers that may find a hand-off list "
+                           "waiting before any of them takes its nodes whatever their color",
+                   .check = &check_handed_wait},
                   {.name = "wake_colors",
                    .env = "LOCUS_NABBITC_WAKE_COLORS",
                    .accepted = "on or off",
@@ -263,7 +312,7 @@ policy_entry nabbitc_entry() {
                    .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of nabbitc_policy::counter.
       .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups", "hand_offs",
-                   "hand_off_takes", "place_mate_takes", "color_wakes", "colorless_steals"},
+                   "hand_off_takes", "place_mate_takes", "color_wakes", "colorless_steals", "stale_takes"},
   };
 }
 

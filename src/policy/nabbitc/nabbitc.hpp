@@ -41,7 +41,12 @@
 // thief's own place takes from when that worker's deque has nothing of the
 // thief's color (a place-mate's node is local by section VI-B's measure).
 // A random attempt takes only from deques, as in the paper, so a handed
-// node never leaves its place. Measured on
+// node does not leave its place while its color's workers come for it;
+// but any attempt on a victim whose color's list has been found waiting
+// by `handed_wait` attempts (default: one per worker) takes from it
+// whatever the thief's color (take_stale): hand-offs would otherwise
+// break the greedy property Theorem 1 relies on, since a handed node could
+// wait for a blocked or descheduled owner while others idle. Measured on
 // heat-graph (docs/benchmarks.md, task graphs), 92 to 94% of NabbitC's remote
 // nodes were run by the worker whose notification made them ready, in
 // place: figure 3's morphing continuations only reorder what one worker
@@ -66,7 +71,7 @@ class nabbitc_policy final : public policy_base, public task_colors {
  public:
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
-                     place_mate_takes, color_wakes, colorless_steals };
+                     place_mate_takes, color_wakes, colorless_steals, stale_takes };
 
   explicit nabbitc_policy(policy_context& c);
   ~nabbitc_policy();
@@ -125,6 +130,10 @@ class nabbitc_policy final : public policy_base, public task_colors {
   void wake_one_of(worker_view& w, int color);
   // The oldest frame handed to `color`, or nullptr.
   frame* take_handed(int color);
+  // An attempt on `victim` that found nothing else: the oldest node handed
+  // to the victim's color if its list has waited past handed_wait looks
+  // (so a blocked or descheduled owner cannot stall the critical path).
+  frame* take_stale(worker_view& w, worker_view& victim);
 
   // The hand-off list of one color. `count` is read without the lock: its
   // seq_cst increment pairs with the seq_cst park word of a worker going to
@@ -134,6 +143,10 @@ class nabbitc_policy final : public policy_base, public task_colors {
     std::mutex mutex;
     std::deque<frame*> frames;
     std::atomic<std::int64_t> count{0};
+    // Attempts of other workers that found the list non-empty since it was
+    // last empty (take_stale); reset under the mutex when it empties or
+    // fills again, incremented without it (a stale count is harmless).
+    std::atomic<std::uint64_t> looks{0};
   };
 
   color_sets sets_;
@@ -145,6 +158,7 @@ class nabbitc_policy final : public policy_base, public task_colors {
   bool hand_offs_;
   bool wake_colors_;
   bool tag_compute_;
+  std::uint64_t handed_wait_;
 };
 
 policy_entry nabbitc_entry();
