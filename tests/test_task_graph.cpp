@@ -9,6 +9,7 @@
 // waits on time: the checks are what the protocol guarantees.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <iostream>
 
 #include <algorithm>
@@ -975,6 +976,50 @@ TEST(NabbitcPolicy, BenchmarkColoringsOfTablesTwoAndThree) {
     EXPECT_NE(locus::detail::graph_color_place(bad[i]), good_place) << "block " << b;
     EXPECT_EQ(invalid[i], 20);
     EXPECT_LT(locus::detail::graph_color_place(invalid[i]), 0);
+  }
+}
+
+// The simulator charges nabbitc's own operations (the registry entry's
+// costs, derived as numa-ws's mailbox is): priced absurdly high in a
+// machine file, one hand-off (or one side-slot color set, 40 colors) puts
+// at least that many cycles on the simulated time of a run that takes well
+// under it otherwise. A machine file naming an operation no policy
+// declares is refused, so without the declarations the runtime does not
+// start.
+TEST(NabbitcPolicy, TheSimulatorChargesItsOwnOperations) {
+  constexpr double expensive = 2e7;  // cycles: 8.8 ms at the preset's 2.27 GHz
+  for (const std::string op : {"nabbitc_handoff", "nabbitc_color_set"}) {
+    const std::string path = ::testing::TempDir() + "nabbitc_costs_" + op + ".machine";
+    {
+      std::ofstream f(path);
+      f << "base = nabbitc-8x10\n" << op << "_local = 20000000\n" << op << "_remote = 20000000\n";
+    }
+    const bool sets = op == "nabbitc_color_set";
+    for (const bool priced : {false, true}) {
+      locus::runtime_options o = simulated("nabbitc", sets ? 40 : 20, 1);
+      if (priced) o.machine = path;
+      o.pack = 1;
+      o.policy_options = {{"hand_offs", sets ? "off" : "on"}};
+      locus::runtime rt(o);
+      constexpr int rows = stencil_rows, steps = stencil_steps;
+      const int colors = sets ? 40 : 20;
+      auto g = locus::make_task_graph<int>(
+          &stencil_predecessors, [](int) { locus::compute(20000); },
+          [colors](int key) { return key == rows * steps ? 0 : (key % rows) * colors / rows; });
+      locus::reset_stats();
+      g.run(rows * steps);
+      const auto stats = locus::get_stats();
+      const double limit = expensive / 2.27e9;
+      SCOPED_TRACE(op + (priced ? " priced at 2e7 cycles" : " derived"));
+      if (!sets) {
+        EXPECT_GT(stats.total().counter("hand_offs"), 0u);
+      }
+      if (priced) {
+        EXPECT_GT(stats.elapsed_s, limit);
+      } else {
+        EXPECT_LT(stats.elapsed_s, limit);
+      }
+    }
   }
 }
 

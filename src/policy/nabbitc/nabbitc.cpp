@@ -102,7 +102,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     found_work(w);
     return {f, found_at::own_deque};
   }
-  if (frame* f = take_handed(color_of(w))) {
+  if (frame* f = take_handed(w, color_of(w))) {
     ctx->count(w, hand_off_takes);
     found_work(w);
     return {f, found_at::policy};
@@ -123,8 +123,10 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     const int mine = color_of(w);
     std::uint32_t seen = 0;  // the tag of the victim's oldest frame, if it has one
     bool colorless = false;
+    std::uint32_t peeked = 0;  // the tag the attempt read, matched or not
     frame* f = victim->deque.steal_if([&](std::uint32_t tag) {
       colorless = false;
+      peeked = tag;
       if (sets_.has(tag, mine)) return true;
       seen = tag;
       // Liveness of the unbounded first steal: a frame whose set holds no
@@ -137,6 +139,10 @@ search_result nabbitc_policy::find_work(worker_view& w) {
       colorless = first && sets_.some_color(tag, 0) < 0;
       return colorless;
     });
+    // A tag is beside the deque's slot (the steal attempt's lines); a
+    // side-slot set's words are one more line, written by its maker, most
+    // likely the victim (section III: the thief's check of the flag array).
+    if (peeked & color_sets::side_bit) ctx->charge(w, color_set_op, victim->id);
     if (f != nullptr && colorless) {
       ctx->stole(w);
       ctx->count(w, colorless_steals);
@@ -158,7 +164,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     // measure, so a colored attempt may take it (with colors by place the
     // place's list is the thief's own, already looked at).
     if (victim->place == w.place && !by_place_)
-      if (frame* f = take_handed(color_of(*victim))) {
+      if (frame* f = take_handed(w, color_of(*victim))) {
         ctx->stole(w);
         ctx->count(w, place_mate_takes);
         me.stolen = true;
@@ -188,6 +194,24 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   return {};
 }
 
+std::uint32_t nabbitc_policy::tag_of_set(const int* colors, std::size_t n) {
+  const std::uint32_t tag = sets_.make(colors, n);
+  if (tag & color_sets::side_bit) charge_set(last_set_user_.load(std::memory_order_relaxed));
+  return tag;
+}
+
+void nabbitc_policy::release(std::uint32_t tag) {
+  sets_.release(tag);
+  if (tag & color_sets::side_bit) charge_set(last_set_user_.load(std::memory_order_relaxed));
+}
+
+void nabbitc_policy::charge_set(int other) {
+  worker_view* w = current_worker();
+  if (w == nullptr) return;
+  last_set_user_.store(w->id, std::memory_order_relaxed);
+  ctx->charge(*w, color_set_op, other == w->id ? -1 : other);
+}
+
 frame* nabbitc_policy::take_stale(worker_view& w, worker_view& victim) {
   if (!hand_offs_ || handed_wait_ == unbounded_wait) return nullptr;
   const int c = color_of(victim);
@@ -196,7 +220,7 @@ frame* nabbitc_policy::take_stale(worker_view& w, worker_view& victim) {
   if (list.count.load(std::memory_order_acquire) <= 0) return nullptr;
   // Looks since the list was last empty: past the wait, every look takes.
   if (list.looks.fetch_add(1, std::memory_order_relaxed) + 1 < handed_wait_) return nullptr;
-  frame* f = take_handed(c);
+  frame* f = take_handed(w, c);
   if (f == nullptr) return nullptr;
   ctx->stole(w);
   ctx->count(w, stale_takes);
@@ -215,6 +239,7 @@ bool nabbitc_policy::has_work_for(worker_view& w) {
 bool nabbitc_policy::hand_off(worker_view& w, frame* f, int color) {
   if (place_of_color(color) < 0) return false;
   handed_list& list = handed_[static_cast<std::size_t>(color)];
+  ctx->charge(w, handoff_op, list.last_user.exchange(w.id, std::memory_order_relaxed));
   {
     std::lock_guard lock(list.mutex);
     if (list.frames.empty()) list.looks.store(0, std::memory_order_relaxed);  // a new wait begins
@@ -229,10 +254,12 @@ bool nabbitc_policy::hand_off(worker_view& w, frame* f, int color) {
   return true;
 }
 
-frame* nabbitc_policy::take_handed(int color) {
+frame* nabbitc_policy::take_handed(worker_view& w, int color) {
   if (color < 0 || color >= num_colors()) return nullptr;
   handed_list& list = handed_[static_cast<std::size_t>(color)];
   if (list.count.load(std::memory_order_acquire) <= 0) return nullptr;
+  // Charged before the lock: the simulator may switch workers at a charge.
+  ctx->charge(w, handoff_op, list.last_user.exchange(w.id, std::memory_order_relaxed));
   std::lock_guard lock(list.mutex);
   if (list.frames.empty()) return nullptr;  // another taker was first
   frame* f = list.frames.front();  // the oldest: the wavefront advances in order
@@ -313,6 +340,18 @@ policy_entry nabbitc_entry() {
       // In the order of nabbitc_policy::counter.
       .counters = {"colored_steals", "random_steals", "colored_misses", "first_steal_giveups", "hand_offs",
                    "hand_off_takes", "place_mate_takes", "color_wakes", "colorless_steals", "stale_takes"},
+      // In the order of nabbitc_policy::cost, derived as numa-ws's mailbox
+      // is (lines the other worker last wrote, plus one locked operation;
+      // sim/machine_model.cpp). A hand-off deposit or take: the list's
+      // mutex word (the locked operation), the std::deque's block slot
+      // holding the frame, and the count beside them: 3 lines the list's
+      // last user wrote. A side-slot color set: made or released under the
+      // sets' mutex (the locked operation) with its free-list entry, or its
+      // words read by a colored attempt: 1 line (a read is charged the
+      // locked operation too, 20 cycles more than it costs). Tags of one
+      // color or of colors below 30 live in the deque slot and cost nothing
+      // beyond the steal attempt.
+      .costs = {{.name = "nabbitc_handoff", .lines = 3}, {.name = "nabbitc_color_set", .lines = 1}},
   };
 }
 

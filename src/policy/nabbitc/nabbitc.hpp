@@ -69,6 +69,8 @@ namespace locus::detail {
 
 class nabbitc_policy final : public policy_base, public task_colors {
  public:
+  // Indices in the registry entry's costs (the simulator charges them).
+  enum cost : int { handoff_op, color_set_op };
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
                      place_mate_takes, color_wakes, colorless_steals, stale_takes };
@@ -87,8 +89,8 @@ class nabbitc_policy final : public policy_base, public task_colors {
   int color_of(const worker_view& w) const override { return by_place_ ? w.place : w.id; }
   int num_colors() const override { return sets_.colors(); }
   std::uint32_t tag_of(int color) const override { return color_sets::single(color); }
-  std::uint32_t tag_of_set(const int* colors, std::size_t n) override { return sets_.make(colors, n); }
-  void release(std::uint32_t tag) override { sets_.release(tag); }
+  std::uint32_t tag_of_set(const int* colors, std::size_t n) override;
+  void release(std::uint32_t tag) override;
   // The color tag is the context's first policy word (the deque tag).
   std::uint32_t carry(task_context& c, std::uint32_t tag) const override {
     const std::uint32_t old = c.policy[0];
@@ -129,7 +131,10 @@ class nabbitc_policy final : public policy_base, public task_colors {
   // Wakes a worker of `color` (one of its place's, by place).
   void wake_one_of(worker_view& w, int color);
   // The oldest frame handed to `color`, or nullptr.
-  frame* take_handed(int color);
+  frame* take_handed(worker_view& w, int color);
+  // Charges a side-slot color set's make, release or read to the calling
+  // worker (the simulator; nothing on threads); `other` last wrote it.
+  void charge_set(int other);
   // An attempt on `victim` that found nothing else: the oldest node handed
   // to the victim's color if its list has waited past handed_wait looks
   // (so a blocked or descheduled owner cannot stall the critical path).
@@ -147,6 +152,9 @@ class nabbitc_policy final : public policy_base, public task_colors {
     // last empty (take_stale); reset under the mutex when it empties or
     // fills again, incremented without it (a stale count is harmless).
     std::atomic<std::uint64_t> looks{0};
+    // The worker that last deposited or took (whose lines the next one
+    // moves: the simulator's charge); read without the lock.
+    std::atomic<int> last_user{-1};
   };
 
   color_sets sets_;
@@ -159,6 +167,9 @@ class nabbitc_policy final : public policy_base, public task_colors {
   bool wake_colors_;
   bool tag_compute_;
   std::uint64_t handed_wait_;
+  // The worker that last made or released a side-slot set (the sets'
+  // mutex and free list are its lines).
+  std::atomic<int> last_set_user_{-1};
 };
 
 policy_entry nabbitc_entry();
