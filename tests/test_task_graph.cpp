@@ -1038,7 +1038,7 @@ TEST(NabbitcPolicy, OptionsAreChecked) {
   }
 }
 
-// The remote-access measure of section VI-B against a count made by hand
+// The remote-access measure of section V-B against a count made by hand
 // from where each node ran (recorded by the node), on random DAGs with
 // valid, missing and out-of-range colors, under nabbitc and under ws
 // (Nabbit), simulated on the paper's machine with two and four places.

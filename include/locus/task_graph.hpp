@@ -51,7 +51,7 @@
 // std::logic_error) once the nodes outside it have run.
 //
 // measure_locality() before a run counts the remote-access measure of
-// section VI-B (graph_locality), read with locality() after it.
+// section V-B (graph_locality), read with locality() after it.
 //
 // One run at a time per graph; find() may be called from compute() (for the
 // results of predecessors, which are complete then) and after run().
@@ -373,7 +373,7 @@ void on_pool(F& fn) {
 
 }  // namespace detail_graph
 
-// The remote-access measure of NabbitC's section VI-B, at node level: of
+// The remote-access measure of NabbitC's section V-B, at node level: of
 // the nodes a run computed, those computed on a worker whose place has no
 // worker of the node's color, and of their predecessors, those whose color
 // no worker of the computing worker's place has (no_color and colors no
@@ -600,7 +600,7 @@ class basic_task_graph {
 #endif
   }
 
-  // Section VI-B's two counts for a node about to be computed here; each
+  // Section V-B's two counts for a node about to be computed here; each
   // worker writes only its own slot.
   void count_locality(entry& e) {
 #ifndef LOCUS_SERIAL_ELISION

@@ -160,7 +160,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
       found_work(w);
       return {f, found_at::steal};
     }
-    // A node handed to a busy place-mate: local by the section VI-B
+    // A node handed to a busy place-mate: local by the section V-B
     // measure, so a colored attempt may take it (with colors by place the
     // place's list is the thief's own, already looked at).
     if (victim->place == w.place && !by_place_)

@@ -39,7 +39,7 @@
 // of its color here (hand_off), which the workers of that color check right
 // after their own deque, and which a colored attempt on a worker of the
 // thief's own place takes from when that worker's deque has nothing of the
-// thief's color (a place-mate's node is local by section VI-B's measure).
+// thief's color (a place-mate's node is local by section V-B's measure).
 // A random attempt takes only from deques, as in the paper, so a handed
 // node does not leave its place while its color's workers come for it;
 // but any attempt on a victim whose color's list has been found waiting
