@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <charconv>
+#include <exception>
 #include <string>
 
 #include "locus/errors.hpp"
@@ -182,7 +183,8 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   me.misses = 0;  // the random attempt of section III, then colored ones again
   // The deque only: a random attempt that also took handed nodes measured
   // worse than none (most of them went to idle workers of other places,
-  // docs/benchmarks.md); a handed node waits for a worker of its place.
+  // docs/benchmarks.md); a handed node waits for a worker of its place,
+  // until its list's wait runs out (take_stale).
   if (frame* f = victim->deque.steal()) {
     ctx->stole(w);
     ctx->count(w, random_steals);
@@ -207,7 +209,10 @@ void nabbitc_policy::release(std::uint32_t tag) {
 
 void nabbitc_policy::charge_set(int other) {
   worker_view* w = current_worker();
-  if (w == nullptr) return;
+  // Not while an exception unwinds (release() runs in next_colors'
+  // destructor): the simulator may switch workers at a charge, and the
+  // exception state is the thread's, which its workers share.
+  if (w == nullptr || std::uncaught_exceptions() != 0) return;
   last_set_user_.store(w->id, std::memory_order_relaxed);
   ctx->charge(*w, color_set_op, other == w->id ? -1 : other);
 }
