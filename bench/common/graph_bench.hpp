@@ -20,7 +20,7 @@ namespace bench {
 
 // Runs variant v of task-graph benchmark b: serial runs the nodes in their
 // serial order (b.run_serial()), locus the task graph (b.run_graph(),
-// Nabbit under ws, NabbitC under nabbitc, returning its section VI-B
+// Nabbit under ws, NabbitC under nabbitc, returning its section V-B
 // measure) with v's colors, oneTBB and OpenMP the loop version
 // (b.run_baseline<P>()), and so does locus with a loop modifier: with
 // +static it is OpenMP static's partition and with +guided its guided schedule,
@@ -47,14 +47,14 @@ std::optional<locus::graph_locality> run_graph_variant(const variant& v, B& b) {
 }
 
 // The end of a graph benchmark's summary: "; remote nodes and predecessors
-// (NabbitC VI-B) x% of N; nodes by readier a (b remote), after colored
+// (NabbitC V-B) x% of N; nodes by readier a (b remote), after colored
 // steal c (d), after random steal e (f), handed off g (h)", or nothing after a run that was
 // not a graph's.
 inline std::string locality_note(const std::optional<locus::graph_locality>& l) {
   if (!l) return "";
   std::ostringstream s;
   s.precision(3);
-  s << "; remote nodes and predecessors (NabbitC VI-B) " << 100 * l->remote_share() << "% of "
+  s << "; remote nodes and predecessors (NabbitC V-B) " << 100 * l->remote_share() << "% of "
     << l->nodes + l->predecessors << "; nodes by readier " << l->by_readier << " (" << l->by_readier_remote
     << " remote), after colored steal " << l->after_colored << " (" << l->after_colored_remote
     << "), after random steal " << l->after_random << " (" << l->after_random_remote << "), handed off "

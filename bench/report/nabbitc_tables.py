@@ -11,7 +11,7 @@ locus:nabbitc+bad-colors, locus:nabbitc+invalid-colors and locus:ws+static
 results are measured on threads). Prints Markdown:
 
 - figure 6: speedup T_S / T_P of OpenMP static, Nabbit and NabbitC;
-- figure 7: remote accesses, as section VI-B's node-level measure (the
+- figure 7: remote accesses, as section V-B's node-level measure (the
   cell's summary) and, under the simulator, the true share: remote L3 hits
   and remote DRAM lines over every line served beyond L2;
 - tables II and III: T_Nabbit / T_NabbitC with bad and with invalid colors
@@ -38,7 +38,8 @@ def setting(cell):
 
 
 def measure(cell):
-    m = re.search(r"\(NabbitC VI-B\) ([0-9.e+-]+)%", cell.get("summary", ""))
+    # The label said "VI-B" before the section number was corrected: both.
+    m = re.search(r"\(NabbitC (?:V-B|VI-B)\) ([0-9.e+-]+)%", cell.get("summary", ""))
     return float(m.group(1)) if m else None
 
 
@@ -73,7 +74,7 @@ def main(paths):
         return a / b if a is not None and b else None
 
     print("Figure 6, speedup T_S / T_P (OpenMP static / Nabbit / NabbitC), and figure 7, remote accesses "
-          "(section VI-B measure / true share), Nabbit and NabbitC:\n")
+          "(section V-B measure / true share), Nabbit and NabbitC:\n")
     print("| benchmark | setting | P | T_S (s) | OpenMP static | Nabbit | NabbitC | Nabbit remote | NabbitC remote |")
     print("|---|---|---|---|---|---|---|---|---|")
     for (bench, s), ps in sorted(runs.items()):

@@ -51,7 +51,7 @@
 // std::logic_error) once the nodes outside it have run.
 //
 // measure_locality() before a run counts the remote-access measure of
-// section VI-B (graph_locality), read with locality() after it.
+// section V-B (graph_locality), read with locality() after it.
 //
 // One run at a time per graph; find() may be called from compute() (for the
 // results of predecessors, which are complete then) and after run().
@@ -126,6 +126,10 @@ inline bool graph_last_steal_colored() noexcept {
 inline bool graph_hands_off() noexcept {
   task_colors* c = running_colors();
   return c != nullptr && c->hands_off();
+}
+inline bool graph_tags_compute() noexcept {
+  task_colors* c = running_colors();
+  return c != nullptr && c->tags_compute();
 }
 inline bool graph_hand_off(frame* job, int color) {
   task_colors* c = running_colors();
@@ -369,7 +373,7 @@ void on_pool(F& fn) {
 
 }  // namespace detail_graph
 
-// The remote-access measure of NabbitC's section VI-B, at node level: of
+// The remote-access measure of NabbitC's section V-B, at node level: of
 // the nodes a run computed, those computed on a worker whose place has no
 // worker of the node's color, and of their predecessors, those whose color
 // no worker of the computing worker's place has (no_color and colors no
@@ -493,17 +497,21 @@ class basic_task_graph {
   // behind a batch, as the paper's "while there are new successors" loop
   // would let it), and spawn the successors this made ready, by color. A
   // single ready successor runs in this loop, so a chain does not deepen
-  // the stack. Under nabbitc a ready successor of another worker's color is
-  // handed to that color instead (hand_off): figure 3 alone would compute it
-  // here whenever it is the only one ready (spawn_nodes, lines 18-21), and
-  // that is where most remote nodes came from (docs/benchmarks.md).
+  // the stack. Under nabbitc with the option hand_offs=on (ours, off by
+  // default) a ready successor of another worker's color is handed to that
+  // color instead (hand_off): figure 3 alone, the paper's, computes it here
+  // whenever it is the only one ready (spawn_nodes, lines 18-21), and that
+  // is where most remote nodes came from (docs/benchmarks.md).
   void compute_and_notify(entry& first) {
     const bool colored = detail_graph::colors_on();
     const bool hand = colored && detail::graph_hands_off();
+    // Ours, off by default (option tag_compute): the paper sets colors only
+    // at the library's spawns (figure 3, lines 12 and 29).
+    const bool tag_compute = colored && detail::graph_tags_compute();
     const int mine = colored ? detail::graph_worker_color() : no_color;
     for (entry* e = &first;;) {
       if (!locality_.empty()) [[unlikely]] count_locality(*e);
-      if (colored) {
+      if (tag_compute) {
         // The node's own color on what its compute() spawns.
         detail_graph::next_colors own(detail::graph_color_tag(e->color), false);
         e->node()->compute();
@@ -592,7 +600,7 @@ class basic_task_graph {
 #endif
   }
 
-  // Section VI-B's two counts for a node about to be computed here; each
+  // Section V-B's two counts for a node about to be computed here; each
   // worker writes only its own slot.
   void count_locality(entry& e) {
 #ifndef LOCUS_SERIAL_ELISION
@@ -650,6 +658,10 @@ class basic_task_graph {
   struct handed_job : detail::frame {
     handed_job(basic_task_graph& g, entry& e) : graph(&g), node(&e) {
       run = &run_handed;
+      // The readier's whole context, as a spawn's child gets it: its arena
+      // (a frame runs only in its arena, scheduler.cpp) and place hint;
+      // then the node's color in place of the readier's tag.
+      ctx = detail::current_worker()->ctx;
       detail::graph_carry_tag(ctx, detail::graph_color_tag(e.color));
     }
     static detail::frame* run_handed(detail::frame* f) {

@@ -38,6 +38,10 @@ class task_colors {
   // that color; false, nothing done, if no worker has it.
   virtual bool hands_off() const = 0;
   virtual bool hand_off(worker_view& w, frame* job, int color) = 0;
+  // Whether a node's compute() runs with the node's own color on what it
+  // spawns (an option of ours; the paper sets colors only at the library's
+  // own spawns, figure 3).
+  virtual bool tags_compute() const = 0;
 
  protected:
   ~task_colors() = default;

@@ -18,20 +18,35 @@
 // and then one random attempt (take whatever is there), and starts again
 // with colored attempts each time it runs out of work. Its first steal must
 // be a colored one: until it has stolen once it makes only colored attempts,
-// at most `first_steal_patience` of them (the paper's startup cost C of
-// Theorem 1, bounded here so that graphs whose colors match no worker, table
-// III's invalid colors, and programs that are not task graphs still get
-// their load balanced). A colored miss on a frame of other colors wakes a
-// sleeping worker of one of them (wake_color).
+// as many as it takes by default (the paper's: the startup cost C of
+// Theorem 1 is unbounded), at most `first_steal_patience` of them if that
+// is set (ours). Liveness: a first-steal attempt also takes a frame whose
+// set holds no worker's color (tag 0 of plain fork-join code, table III's
+// invalid colors), which no colored steal could ever take, without
+// counting it as the first steal (colorless_steals); so programs that are
+// not task graphs and graphs of invalid colors are still load-balanced,
+// and a worker whose color no frame holds waits, but strands nothing:
+// every frame is in a deque its owner pops first, or in a queue (roots,
+// inboxes, hand-off lists) taken without the rule.
+//
+// Ours, each an option off by default (README.md, "Where locus differs"):
+// a colored miss on a frame of other colors wakes a sleeping worker of one
+// of them (wake_colors, wake_color); a node's compute() carries the node's
+// own color to what it spawns (tag_compute); and hand-offs (hand_offs):
 //
 // Hand-offs. A node made ready by a worker of another color is not run by
 // that worker (the task-graph library's start_ready): it goes to the list
 // of its color here (hand_off), which the workers of that color check right
 // after their own deque, and which a colored attempt on a worker of the
 // thief's own place takes from when that worker's deque has nothing of the
-// thief's color (a place-mate's node is local by section VI-B's measure).
+// thief's color (a place-mate's node is local by section V-B's measure).
 // A random attempt takes only from deques, as in the paper, so a handed
-// node never leaves its place. Measured on
+// node does not leave its place while its color's workers come for it;
+// but any attempt on a victim whose color's list has been found waiting
+// by `handed_wait` attempts (default: one per worker) takes from it
+// whatever the thief's color (take_stale): hand-offs would otherwise
+// break the greedy property Theorem 1 relies on, since a handed node could
+// wait for a blocked or descheduled owner while others idle. Measured on
 // heat-graph (docs/benchmarks.md, task graphs), 92 to 94% of NabbitC's remote
 // nodes were run by the worker whose notification made them ready, in
 // place: figure 3's morphing continuations only reorder what one worker
@@ -54,9 +69,11 @@ namespace locus::detail {
 
 class nabbitc_policy final : public policy_base, public task_colors {
  public:
+  // Indices in the registry entry's costs (the simulator charges them).
+  enum cost : int { handoff_op, color_set_op };
   // Indices in the registry entry's counters.
   enum counter : int { colored_steals, random_steals, colored_misses, first_steal_giveups, hand_offs, hand_off_takes,
-                     place_mate_takes };
+                     place_mate_takes, color_wakes, colorless_steals, stale_takes };
 
   explicit nabbitc_policy(policy_context& c);
   ~nabbitc_policy();
@@ -72,8 +89,8 @@ class nabbitc_policy final : public policy_base, public task_colors {
   int color_of(const worker_view& w) const override { return by_place_ ? w.place : w.id; }
   int num_colors() const override { return sets_.colors(); }
   std::uint32_t tag_of(int color) const override { return color_sets::single(color); }
-  std::uint32_t tag_of_set(const int* colors, std::size_t n) override { return sets_.make(colors, n); }
-  void release(std::uint32_t tag) override { sets_.release(tag); }
+  std::uint32_t tag_of_set(const int* colors, std::size_t n) override;
+  void release(std::uint32_t tag) override;
   // The color tag is the context's first policy word (the deque tag).
   std::uint32_t carry(task_context& c, std::uint32_t tag) const override {
     const std::uint32_t old = c.policy[0];
@@ -87,9 +104,11 @@ class nabbitc_policy final : public policy_base, public task_colors {
   bool last_steal_colored(const worker_view& w) const override {
     return thieves_[static_cast<std::size_t>(w.id)].last_colored;
   }
-  // Option hand_offs: on (the default) or off, figure 3 alone (the
-  // comparison of docs/benchmarks.md).
+  // Option hand_offs (ours): on, or off (the default), figure 3 alone,
+  // the paper's.
   bool hands_off() const override { return hand_offs_; }
+  // Option tag_compute (ours): on, or off (the default, the paper's).
+  bool tags_compute() const override { return tag_compute_; }
   // Queues f, a ready node's job, on the list of `color` and wakes a worker
   // of that color; false (nothing done) if no worker has the color.
   bool hand_off(worker_view& w, frame* f, int color) override;
@@ -112,7 +131,14 @@ class nabbitc_policy final : public policy_base, public task_colors {
   // Wakes a worker of `color` (one of its place's, by place).
   void wake_one_of(worker_view& w, int color);
   // The oldest frame handed to `color`, or nullptr.
-  frame* take_handed(int color);
+  frame* take_handed(worker_view& w, int color);
+  // Charges a side-slot color set's make, release or read to the calling
+  // worker (the simulator; nothing on threads); `other` last wrote it.
+  void charge_set(int other);
+  // An attempt on `victim` that found nothing else: the oldest node handed
+  // to the victim's color if its list has waited past handed_wait looks
+  // (so a blocked or descheduled owner cannot stall the critical path).
+  frame* take_stale(worker_view& w, worker_view& victim);
 
   // The hand-off list of one color. `count` is read without the lock: its
   // seq_cst increment pairs with the seq_cst park word of a worker going to
@@ -122,6 +148,13 @@ class nabbitc_policy final : public policy_base, public task_colors {
     std::mutex mutex;
     std::deque<frame*> frames;
     std::atomic<std::int64_t> count{0};
+    // Attempts of other workers that found the list non-empty since it was
+    // last empty (take_stale); reset under the mutex when it empties or
+    // fills again, incremented without it (a stale count is harmless).
+    std::atomic<std::uint64_t> looks{0};
+    // The worker that last deposited or took (whose lines the next one
+    // moves: the simulator's charge); read without the lock.
+    std::atomic<int> last_user{-1};
   };
 
   color_sets sets_;
@@ -131,6 +164,12 @@ class nabbitc_policy final : public policy_base, public task_colors {
   std::uint64_t first_patience_;
   bool by_place_;
   bool hand_offs_;
+  bool wake_colors_;
+  bool tag_compute_;
+  std::uint64_t handed_wait_;
+  // The worker that last made or released a side-slot set (the sets'
+  // mutex and free list are its lines).
+  std::atomic<int> last_set_user_{-1};
 };
 
 policy_entry nabbitc_entry();
