@@ -29,17 +29,32 @@ adws_policy::adws_policy(policy_context& c)
   }
 }
 
-// Figure 7 lines 21-26: the child's range is its share of the group's; in
-// a cross-worker group it is one level deeper (section 3.2, task depths)
-// and leaves this worker if another owns it.
+// Section 3.2, task depths: a cross-worker group is one level deeper than
+// the task that creates it, and its children, and the continuation of that
+// task (which holds only the group's type (3) children, figure 8 footnote
+// 2), have the group's depth. So the group's context and the running task's
+// take depth + 1 at the group's first spawn; the task's goes back at the
+// group's sync (share_done). The steal threshold of figure 11 (lines 44,
+// 48: TG.depth) is then the depth of the group's children and of nothing
+// outside it.
+bool adws_policy::open_group(worker_view& w, task_context& group, std::size_t) {
+  range g = codec_.of(group);
+  if (!codec_.cross_worker(g)) return false;  // a non-cross-worker group keeps its task's depth
+  g.depth = std::min(g.depth + 1, max_depth);
+  codec_.store(group, g);
+  codec_.store(w.ctx, g);
+  return true;  // its sync reports back (share_done), which restores the task's depth
+}
+
+// Figure 7 lines 21-26: the child's range is its share of the group's, at
+// the group's depth (open_group), and it leaves this worker if another
+// owns it.
 share_route adws_policy::share_work(worker_view& w, const task_context& group, task_context& child, double lo,
                                     double hi) {
   const range g = codec_.of(group);
   if (!codec_.cross_worker(g)) return share_route::local;  // the child keeps the group's range
-  range r = codec_.part(g, lo, hi);
-  r.depth = std::min(g.depth + 1, max_depth);
-  codec_.store(child, r);
-  return codec_.owner(r) == w.id ? share_route::local_distributed : share_route::away;
+  codec_.store(child, codec_.part(g, lo, hi));
+  return codec_.owner(codec_.of(child)) == w.id ? share_route::local_distributed : share_route::away;
 }
 
 // Line 24: migrate to worker floor(x), into its migration queue at the
@@ -188,7 +203,17 @@ bool adws_policy::may_take(const worker_view& w, const worker_view* owner) {
 void adws_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
   const range g = codec_.of(group);
   if (!codec_.cross_worker(g)) return;
-  if (child == nullptr) return release(g);
+  if (child == nullptr) {
+    release(g);
+    // The creating task goes on at its own depth, one above the group's
+    // (open_group); a later group it creates is at the same depth as this one.
+    range own = codec_.of(w.ctx);
+    if (own.depth >= g.depth && g.depth > 0) {
+      own.depth = g.depth - 1;
+      codec_.store(w.ctx, own);
+    }
+    return;
+  }
   if (codec_.cross_worker(codec_.of(*child))) dominate(w, g);
 }
 

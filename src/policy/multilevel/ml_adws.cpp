@@ -93,7 +93,22 @@ bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t
     }
   }
   const int c = leaders_.tie(w, group, footprint, through);
-  if (c < 0) return false;
+  if (c < 0) {
+    // Not tied: section 3.2's task depths as in adws.cpp open_group. A
+    // cross-worker group of this level is one deeper than its task; its
+    // children and the task's continuation have its depth, so that figure
+    // 11's threshold (TG.depth) excludes everything outside the group. The
+    // task's depth goes back at the sync (share_done).
+    const int d = level_word::domain(group);
+    if (d < 0) return false;
+    range g = range_of(group);
+    if (!codec(d).cross_worker(g)) return false;
+    g.depth = std::min(g.depth + 1, max_depth);
+    store(group, g);
+    store(w.ctx, g);
+    return true;
+  }
+  // A tied group is its level's root group: depth 0, and so are its children.
   const range whole = codec(c).whole();
   store(group, whole);
   store(w.ctx, whole);
@@ -112,8 +127,7 @@ share_route ml_adws_policy::share_work(worker_view& w, const task_context& group
   if (d < 0) return keep;
   const range g = range_of(group);
   if (!codec(d).cross_worker(g)) return keep;  // the child keeps the group's range
-  range r = codec(d).part(g, lo, hi);
-  r.depth = std::min(g.depth + 1, max_depth);
+  const range r = codec(d).part(g, lo, hi);  // at the group's depth (open_group)
   store(child, r);
   return owner_node(d, r) == lead ? share_route::local_distributed : share_route::away;
 }
@@ -237,7 +251,15 @@ void ml_adws_policy::share_done(worker_view& w, const task_context& group, const
   const range g = range_of(group);
   if (child == nullptr) {
     if (codec(d).cross_worker(g)) release(d, g);
-    if (level_word::tied(group)) leaders_.untie(w, d);
+    if (level_word::tied(group)) {
+      leaders_.untie(w, d);  // restores the task's context
+    } else if (codec(d).cross_worker(g) && level_word::domain(w.ctx) == d) {
+      range own = range_of(w.ctx);  // back to the task's own depth (open_group)
+      if (own.depth >= g.depth && g.depth > 0) {
+        own.depth = g.depth - 1;
+        store(w.ctx, own);
+      }
+    }
     return;
   }
   if (codec(d).cross_worker(g) && codec(d).cross_worker(range_of(*child))) dominate(w, d, g);
