@@ -213,6 +213,46 @@ TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroup) {
   EXPECT_GT(off_owner, 0);
 }
 
+// The same probe under a chain of 70 nested cross-worker groups, each
+// [x, P) with x below 1: F is at depth 71, G at 72. Depths were capped at
+// 63, so past it F's children (S among them) and G's threshold were one
+// depth, 63, and G's thieves took S again; the steal word of every group
+// past the cap was one word too. Depths are now exact.
+TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroupPastDepth63) {
+  constexpr int workers = 4;
+  constexpr int chain = 70;
+  containment::tree t;
+  t.workers = workers;
+  int cur = t.add(-1, 0, 0);
+  double x = 0;
+  for (int k = 0; k < chain; ++k) {
+    const double next = x + (workers - x) / 1000;
+    const int a = t.add(cur, workers - next, 0);  // the next link, [next, P), from the top
+    t.add(cur, next - x, 1000);                    // a small leaf, [x, next)
+    cur = a;
+    x = next;
+  }
+  ASSERT_LT(x, 0.5);
+  t.add(cur, workers - 2.7, 4e7);    // U, longer than G: S is stolen once F dominates
+  t.add(cur, 0.2, 1e5);              // S
+  const int g = t.add(cur, 2.5 - x, 0);  // T, whose group is G
+  t.add(g, 1.0, 2e7);                // C1
+  t.add(g, 1.5 - x, 1e5);            // C0
+  t.place(0, 0, workers);
+  int off_owner = 0;
+  for (int seed = 1; seed <= 16; ++seed) {
+    locus::runtime rt(simulated(workers, seed));
+    containment::run_state s(t);
+    locus::task_group root;
+    root.spawn([&] { s.run(0); });
+    root.sync();
+    ASSERT_EQ(s.checksum.load(), s.expected()) << "seed " << seed;
+    EXPECT_EQ(s.escapes.load(), 0) << "seed " << seed;
+    off_owner += s.off_owner.load();
+  }
+  EXPECT_GT(off_owner, 0);
+}
+
 // ---------------------------------------------------------------- mapping
 // A fixed tree of task groups with uneven work hints. Each node knows its
 // work (the sum of its leaves'); a node's children are spawned with their

@@ -48,6 +48,11 @@ struct tree {
   int workers = 1;
 
   static bool near_integer(double v) { return std::abs(v - std::round(v)) < eps; }
+  // floor(v), and floor(v) of a boundary within eps of an integer taken
+  // low or high (the test's ranges are the policy's up to rounding; 0 and
+  // P are exact).
+  static double floor_low(double v) { return v == 0 ? 0 : std::floor(v - eps); }
+  static double floor_high(double v) { return std::floor(v + eps); }
   static bool cross_worker(double x, double y) { return std::floor(x) != std::floor(y); }
 
   // An explicit tree: add() children in spawn order, then place() the
@@ -120,7 +125,7 @@ struct run_state {
     for (int g = from; g >= 0; g = t->nodes[static_cast<std::size_t>(g)].parent) {
       const node& gn = t->nodes[static_cast<std::size_t>(g)];
       if (!dominant[static_cast<std::size_t>(g)].load(std::memory_order_acquire)) continue;
-      if (std::floor(gn.x - eps) <= j && j < std::floor(gn.y + eps)) return;
+      if (tree::floor_low(gn.x) <= j && j < tree::floor_high(gn.y)) return;
     }
     escapes.fetch_add(1, std::memory_order_relaxed);
   }
@@ -141,7 +146,7 @@ struct run_state {
           run(c);
           // Section 3.2: a group is dominant once a cross-worker child of it is done.
           const node& child = t->nodes[static_cast<std::size_t>(c)];
-          if (std::floor(child.x - eps) != std::floor(child.y + eps))
+          if (tree::floor_low(child.x) != tree::floor_high(child.y))
             dominant[static_cast<std::size_t>(me)].store(true, std::memory_order_release);
         };
         spawner[static_cast<std::size_t>(c)].store(locus::worker_id());

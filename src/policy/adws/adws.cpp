@@ -1,5 +1,6 @@
 #include "policy/adws/adws.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "locus/errors.hpp"
@@ -7,10 +8,9 @@
 namespace locus::detail {
 namespace {
 
-// Depths beyond this share the deepest migration queue (and steal word
-// field): a recursion 64 cross-worker groups deep has long been split
-// below one worker.
-constexpr std::uint32_t max_depth = 63;
+// A thief sets aside at most this many shallower frames per steal attempt
+// (steal_primary); depths themselves are exact (range.hpp).
+constexpr std::uint32_t max_set_aside = 64;
 
 std::uint32_t depth_of_tag(std::uint32_t tag) { return tag == 0 ? 0 : tag - 1; }
 
@@ -40,7 +40,12 @@ adws_policy::adws_policy(policy_context& c)
 bool adws_policy::open_group(worker_view& w, task_context& group, std::size_t) {
   range g = codec_.of(group);
   if (!codec_.cross_worker(g)) return false;  // a non-cross-worker group keeps its task's depth
-  g.depth = std::min(g.depth + 1, max_depth);
+  // Exact, never capped: groups past a cap with the same bounds would share
+  // one steal word, and the inner one's release would clear the outer's.
+  if (g.depth >= steal_word::max_depth)
+    throw std::length_error("LOCUS_POLICY=adws: cross-worker task groups nested more than " +
+                            std::to_string(steal_word::max_depth) + " deep");
+  ++g.depth;
   codec_.store(group, g);
   codec_.store(w.ctx, g);
   return true;  // its sync reports back (share_done), which restores the task's depth
@@ -169,7 +174,7 @@ frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
 frame* adws_policy::steal_primary(worker_view& thief, worker_view& victim, std::uint32_t depth) {
   adws_inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
   if (frame* f = in.steal_aside(depth)) return f;
-  for (std::uint32_t tries = 0; tries <= max_depth; ++tries) {
+  for (std::uint32_t tries = 0; tries < max_set_aside; ++tries) {
     std::uint32_t tag = 0;
     frame* top = victim.deque.steal_if([&](std::uint32_t t) {
       tag = t;

@@ -1,6 +1,7 @@
 #include "policy/multilevel/ml_adws.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "locus/errors.hpp"
@@ -9,10 +10,12 @@
 namespace locus::detail {
 namespace {
 
-// Depths beyond this share the deepest migration queue (as in adws.cpp).
-constexpr std::uint32_t max_depth = 63;
+// The depth + 1 in policy[0] bits 16-30: depths are exact up to max_depth
+// (deeper is refused, open_group), never capped, so that no two groups
+// share a steal word (adws.cpp open_group).
 constexpr std::uint32_t depth_shift = 16;
 constexpr std::uint32_t depth_mask = 0x7fff;
+constexpr std::uint32_t max_depth = depth_mask - 1;
 
 std::uint32_t depth_of_tag(std::uint32_t tag) {
   const std::uint32_t d = (tag >> depth_shift) & depth_mask;
@@ -45,7 +48,7 @@ range ml_adws_policy::range_of(const task_context& c) {
 
 // Keeps the domain and the tie mark.
 void ml_adws_policy::store(task_context& c, const range& r) {
-  c.policy[0] = (c.policy[0] & ~(depth_mask << depth_shift)) | ((std::min(r.depth, max_depth) + 1) << depth_shift);
+  c.policy[0] = (c.policy[0] & ~(depth_mask << depth_shift)) | ((r.depth + 1) << depth_shift);
   c.policy[1] = static_cast<std::uint32_t>(r.x);
   c.policy[2] = static_cast<std::uint32_t>(r.y);
 }
@@ -103,7 +106,10 @@ bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t
     if (d < 0) return false;
     range g = range_of(group);
     if (!codec(d).cross_worker(g)) return false;
-    g.depth = std::min(g.depth + 1, max_depth);
+    if (g.depth >= max_depth)
+      throw std::length_error("LOCUS_POLICY=ml-adws: cross-worker task groups nested more than " +
+                              std::to_string(max_depth) + " deep within one level");
+    ++g.depth;
     store(group, g);
     store(w.ctx, g);
     return true;
