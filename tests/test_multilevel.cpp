@@ -470,6 +470,59 @@ TEST(MlAdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroup) {
   }
 }
 
+// Figure 8's per-depth primary queues in ml-adws (as adws's set-aside,
+// test_adws.cpp ThievesReachChildrenUnderAShallowerFrame): a root group
+// that fits the L3s together is flattened over the 56 workers (depth 0);
+// its one child, [0, 56) on worker 0, opens rounds of a group at depth 1
+// whose first child, [1, 56), ends at once on worker 1 and makes the group
+// dominant, and whose other 32 children (parent-first) are all in [0, 1),
+// worker 0's. Worker 0's deque holds the root group's continuation (depth
+// 0) above them. The other workers may steal at depth 1 and up: they must
+// get past it. When ml-adws looked only at the oldest frame (a miss
+// "shallow"), worker 0 ran all 128 children.
+TEST(MlAdwsLoadBalancing, ThievesReachChildrenUnderAShallowerFrame) {
+  const std::size_t mb = std::size_t{1} << 20;
+  constexpr int workers = 56;
+  for (int seed : {1, 2, 3}) {
+    locus::runtime rt(simulated("ml-adws", workers, seed));
+    locus::reset_stats();
+    std::vector<std::atomic<int>> ran(workers);
+    auto child = [&ran] {
+      locus::compute(400000);  // simulated cycles
+      ran[static_cast<std::size_t>(locus::worker_id())].fetch_add(1, std::memory_order_relaxed);
+    };
+    locus::task_group root;
+    root.spawn([&] {
+      locus::task_group top(locus::work(1.0), locus::footprint(20 * mb));
+      top.spawn(
+          [&] {
+            for (int round = 0; round < 4; ++round) {
+              locus::task_group g(locus::work(workers));
+              g.spawn([] {}, locus::work(workers - 1));
+              for (int i = 0; i < 32; ++i) g.spawn(child, locus::parent_first, locus::work(1.0 / 32));
+              g.sync();
+            }
+          },
+          locus::work(1.0));
+      top.sync();
+    });
+    root.sync();
+    int total = 0;
+    for (auto& n : ran) total += n.load();
+    ASSERT_EQ(total, 128) << "seed " << seed;
+    std::uint64_t flattened = 0, set_aside = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      flattened += w.counter("flattened");
+      set_aside += w.counter("set_aside");
+    }
+    ASSERT_EQ(flattened, 1u) << "seed " << seed;
+    // An even split is about 2 per worker; with nothing stolen worker 0
+    // runs all 128. Half of them elsewhere is far from both.
+    EXPECT_GE(total - ran[0].load(), 64) << "seed " << seed;
+    EXPECT_GT(set_aside, 0u) << "seed " << seed;
+  }
+}
+
 // Flattenings while leaders step down and up: top-level children with
 // uneven hints (the first one's range covers both L3s, the others' one),
 // each opening a group of 40 to 70 MiB with smaller groups inside, on

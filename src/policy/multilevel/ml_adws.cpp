@@ -175,6 +175,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
+  if (frame* f = inbound_of(lead).take_aside()) return {f, found_at::policy};  // the rest of its primary queue
   if (frame* f = inbound_of(lead).take_migrated()) {
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
@@ -208,20 +209,9 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   frame* f = nullptr;
   if (v != s.lo) f = inbound_of(victim_node).steal_migrated(s.depth);  // lines 43-46
   counter miss = misses_empty;
-  if (f == nullptr && v != s.hi) {                          // lines 47-50: its primary queue
-    const std::uint32_t want = level_word::tag(domain);
-    auto deep_enough = [&](std::uint32_t tag) {
-      if ((tag & level_word::domain_bits) != want) {
-        miss = misses_other_level;
-        return false;
-      }
-      if (depth_of_tag(tag) < s.depth) {
-        miss = misses_shallow;
-        return false;
-      }
-      return true;
-    };
-    if (leader >= 0 && leader != w.id) f = victim.deque.steal_if(deep_enough);
+  if (f == nullptr && v != s.hi) {  // lines 47-50: its primary queue (set aside, deque, parked)
+    f = inbound_of(victim_node).steal_aside(s.depth);
+    if (f == nullptr && leader >= 0 && leader != w.id) f = steal_primary(w, victim, victim_node, domain, s.depth, miss);
     if (f == nullptr) f = leaders_.take_parked(victim_node, false);
   }
   if (f == nullptr) {
@@ -231,6 +221,35 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   ctx->stole(w);
   ctx->count(w, local_steals);
   return {f, found_at::steal};
+}
+
+// Lines 48-50 on the victim node's primary queue, its leader's deque, from
+// the top down from depth `depth` on, as adws.cpp steal_primary: the deque's
+// oldest frame, if of this level and shallower than `depth` (an ancestor's
+// continuation, outside the thief's group), would hide the deeper frames
+// under it, which figure 8's per-depth queues keep reachable. So the thief
+// sets it aside at its depth in the node's aside queues, where the node's
+// leader takes it once its deque is empty and thieves allowed its depth may
+// steal it, and looks again. A frame of another level is left where it is.
+frame* ml_adws_policy::steal_primary(worker_view& thief, worker_view& victim, int victim_node, int domain,
+                                     std::uint32_t depth, counter& miss) {
+  const std::uint32_t want = level_word::tag(domain);
+  for (int tries = 0; tries < 64; ++tries) {
+    std::uint32_t tag = 0;
+    frame* top = victim.deque.steal_if([&](std::uint32_t t) {
+      tag = t;
+      if ((t & level_word::domain_bits) == want) return true;
+      miss = misses_other_level;
+      return false;
+    });
+    if (top == nullptr) return nullptr;  // empty, another level, or another thief won the race
+    if (depth_of_tag(tag) >= depth) return top;
+    inbound_of(victim_node).give(top, adws_inbound::queue::aside, depth_of_tag(tag));
+    miss = misses_shallow;
+    ctx->count(thief, set_aside);
+    ctx->trace(thief, "set aside", victim_node);
+  }
+  return nullptr;
 }
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
@@ -320,7 +339,7 @@ policy_entry ml_adws_entry() {
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened", "misses_other_level",
-                   "misses_shallow", "misses_empty"},
+                   "misses_shallow", "misses_empty", "set_aside"},
       // One tree of caches and its leaders over the whole machine.
       .isolates_arenas = false,
   };
