@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "locus/locus.hpp"
+#include "support/containment_tree.hpp"
 #include "support/random_tree.hpp"
 
 namespace {
@@ -42,11 +43,11 @@ locus::runtime_options simulated(int workers, int seed) {
 // Load balancing past a shallower frame (adws.cpp, steal_primary). The
 // benchmark runner enters the pool with a fork_join whose first branch has
 // all the work, so that branch owns the whole range while its fork's
-// continuation, at depth 0, stays on top of worker 0's deque. A group the
-// branch opens is at depth 1 and its unhinted children (one half, one
-// quarter, ... of the work from the top) mostly stay on worker 0. Thieves
-// of that group may steal at depth 1 and up: they must get past the depth-0
-// frame. Before they could, every other worker ran about one child per
+// continuation, at depth 1 (the fork's group's), stays on top of worker
+// 0's deque. A group the branch opens is at depth 2 and its unhinted
+// children (one half, one quarter, ... of the work from the top) mostly
+// stay on worker 0. Thieves of that group may steal at depth 2 and up:
+// they must get past the depth-1 frame. Before they could, every other worker ran about one child per
 // group (SIMULATED, and measured on 2 threads: 4 of 128).
 struct flat_round_counts {
   std::vector<int> ran;
@@ -165,6 +166,91 @@ TEST(AdwsLoadBalancing, AStolenTasksParentFirstChildrenStayOnTheThief) {
       EXPECT_GT(r.children_off_worker_0, 0) << what;
     }
   }
+}
+
+// ---------------------------------------------------------------- containment
+// Section 3.2 and figure 11 lines 44-50: a thief steals only within the
+// topmost dominant group that dominates it (support/containment_tree.hpp
+// says how that is seen from outside). A cross-worker group's children and
+// its creator's continuation are one depth below the creator, and the
+// steal threshold is that depth. The root group F over [0, P) has children
+// U = [2.7, P) (long, migrated to worker 2), S = [2.5, 2.7) (short,
+// migrated to worker 2, where it waits behind U) and T = [0, 2.5), whose
+// group G has C1 = [1.5, 2.5) (long, on worker 1) and C0 = [0, 1.5)
+// (short, on worker 0). Once C0 is done G is dominant and worker 0 steals
+// in workers 0..2; F is not dominant until T or U is done. S is F's, not
+// G's: G's thieves must leave it. When the threshold was T's own depth,
+// which is S's, worker 0 took S from worker 2's migration queue.
+containment::tree escape_probe(int workers) {
+  containment::tree t;
+  t.workers = workers;
+  const int f = t.add(-1, 0, 0);
+  t.add(f, workers - 2.7, 2e7);      // U
+  t.add(f, 0.2, 1e5);                // S
+  const int g = t.add(f, 2.5, 0);    // T, whose group is G
+  t.add(g, 1.0, 2e7);                // C1
+  t.add(g, 1.5, 1e5);                // C0
+  t.place(f, 0, workers);
+  return t;
+}
+
+TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroup) {
+  int off_owner = 0;
+  for (int workers : {4, 8}) {
+    const containment::tree t = escape_probe(workers);
+    for (int seed = 1; seed <= 16; ++seed) {
+      locus::runtime rt(simulated(workers, seed));
+      containment::run_state s(t);
+      locus::task_group root;
+      root.spawn([&] { s.run(0); });
+      root.sync();
+      ASSERT_EQ(s.checksum.load(), s.expected()) << workers << " workers, seed " << seed;
+      EXPECT_EQ(s.escapes.load(), 0) << workers << " workers, seed " << seed;
+      off_owner += s.off_owner.load();
+    }
+  }
+  // Something was stolen at all (S, once F dominates, by a worker other than 2).
+  EXPECT_GT(off_owner, 0);
+}
+
+// The same probe under a chain of 70 nested cross-worker groups, each
+// [x, P) with x below 1: F is at depth 71, G at 72. Depths were capped at
+// 63, so past it F's children (S among them) and G's threshold were one
+// depth, 63, and G's thieves took S again; the steal word of every group
+// past the cap was one word too. Depths are now exact.
+TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroupPastDepth63) {
+  constexpr int workers = 4;
+  constexpr int chain = 70;
+  containment::tree t;
+  t.workers = workers;
+  int cur = t.add(-1, 0, 0);
+  double x = 0;
+  for (int k = 0; k < chain; ++k) {
+    const double next = x + (workers - x) / 1000;
+    const int a = t.add(cur, workers - next, 0);  // the next link, [next, P), from the top
+    t.add(cur, next - x, 1000);                    // a small leaf, [x, next)
+    cur = a;
+    x = next;
+  }
+  ASSERT_LT(x, 0.5);
+  t.add(cur, workers - 2.7, 4e7);    // U, longer than G: S is stolen once F dominates
+  t.add(cur, 0.2, 1e5);              // S
+  const int g = t.add(cur, 2.5 - x, 0);  // T, whose group is G
+  t.add(g, 1.0, 2e7);                // C1
+  t.add(g, 1.5 - x, 1e5);            // C0
+  t.place(0, 0, workers);
+  int off_owner = 0;
+  for (int seed = 1; seed <= 16; ++seed) {
+    locus::runtime rt(simulated(workers, seed));
+    containment::run_state s(t);
+    locus::task_group root;
+    root.spawn([&] { s.run(0); });
+    root.sync();
+    ASSERT_EQ(s.checksum.load(), s.expected()) << "seed " << seed;
+    EXPECT_EQ(s.escapes.load(), 0) << "seed " << seed;
+    off_owner += s.off_owner.load();
+  }
+  EXPECT_GT(off_owner, 0);
 }
 
 // ---------------------------------------------------------------- mapping

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "locus/locus.hpp"
+#include "support/containment_tree.hpp"
 #include "policy/multilevel/cache_tree.hpp"
 #include "support/random_tree.hpp"
 #include "topology/topology.hpp"
@@ -425,6 +426,100 @@ TEST(Flattening, ARootGroupThatFitsTheL3sSpreadsOverBothSockets) {
     } else {
       EXPECT_EQ(ties, 1u) << "ml-ws ties the group to memory";
     }
+  }
+}
+
+// Steal containment (section 3.2, figure 11 lines 44-50) in ml-adws's
+// SL-ADWS among the workers, as test_adws.cpp's
+// NoStealLeavesTheTopmostDominantGroup: a root group that fits the L3s
+// together runs as one level over the 56 workers (figure 15), [0, 56) at
+// depth 0. Its children: U = [3.7, 56) (long, on worker 3), S = [3.5, 3.7)
+// (short; not cross-worker, so it stays on the spawner's deque, worker 0),
+// T = [0.5, 3.5) and V = [0, 0.5) (long, on worker 0 after T's children
+// are out). T's group G, one depth below F, has C2 = [2.5, 3.5) (long, on
+// worker 2) and C0 = [0.5, 2.5) (short, on worker 0); once C0 is done G
+// dominates workers 0 to 2, and worker 1, idle, steals from workers 0, 2
+// and 3. S is F's, not G's: worker 1 must leave it. When the threshold was
+// T's own depth, which is S's, it took S from worker 0's deque.
+TEST(MlAdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroup) {
+  const std::size_t mb = std::size_t{1} << 20;
+  containment::tree t;
+  t.workers = 56;
+  const int f = t.add(-1, 0, 0);
+  t.add(f, 56 - 3.7, 2e7);           // U
+  t.add(f, 0.2, 1e5);                // S
+  const int g = t.add(f, 3.0, 0);    // T, whose group is G
+  t.add(g, 1.0, 2e7);                // C2
+  t.add(g, 2.0, 1e5);                // C0
+  t.add(f, 0.5, 2e7);                // V
+  t.place(f, 0, 56);
+  for (int seed = 1; seed <= 8; ++seed) {
+    locus::runtime rt(simulated("ml-adws", 56, seed));
+    locus::reset_stats();
+    containment::run_state s(t);
+    s.root_footprint = 20 * mb;
+    s.spawner_keeps = true;
+    locus::task_group root;
+    root.spawn([&] { s.run(0); });
+    root.sync();
+    std::uint64_t flattened = 0;
+    for (const auto& w : locus::get_stats().workers) flattened += w.counter("flattened");
+    ASSERT_EQ(flattened, 1u) << "seed " << seed;
+    ASSERT_EQ(s.checksum.load(), s.expected()) << "seed " << seed;
+    EXPECT_EQ(s.escapes.load(), 0) << "seed " << seed;
+  }
+}
+
+// Figure 8's per-depth primary queues in ml-adws (as adws's set-aside,
+// test_adws.cpp ThievesReachChildrenUnderAShallowerFrame): a root group
+// that fits the L3s together is flattened over the 56 workers (depth 0);
+// its one child, [0, 56) on worker 0, opens rounds of a group at depth 1
+// whose first child, [1, 56), ends at once on worker 1 and makes the group
+// dominant, and whose other 32 children (parent-first) are all in [0, 1),
+// worker 0's. Worker 0's deque holds the root group's continuation (depth
+// 0) above them. The other workers may steal at depth 1 and up: they must
+// get past it. When ml-adws looked only at the oldest frame (a miss
+// "shallow"), worker 0 ran all 128 children.
+TEST(MlAdwsLoadBalancing, ThievesReachChildrenUnderAShallowerFrame) {
+  const std::size_t mb = std::size_t{1} << 20;
+  constexpr int workers = 56;
+  for (int seed : {1, 2, 3}) {
+    locus::runtime rt(simulated("ml-adws", workers, seed));
+    locus::reset_stats();
+    std::vector<std::atomic<int>> ran(workers);
+    auto child = [&ran] {
+      locus::compute(400000);  // simulated cycles
+      ran[static_cast<std::size_t>(locus::worker_id())].fetch_add(1, std::memory_order_relaxed);
+    };
+    locus::task_group root;
+    root.spawn([&] {
+      locus::task_group top(locus::work(1.0), locus::footprint(20 * mb));
+      top.spawn(
+          [&] {
+            for (int round = 0; round < 4; ++round) {
+              locus::task_group g(locus::work(workers));
+              g.spawn([] {}, locus::work(workers - 1));
+              for (int i = 0; i < 32; ++i) g.spawn(child, locus::parent_first, locus::work(1.0 / 32));
+              g.sync();
+            }
+          },
+          locus::work(1.0));
+      top.sync();
+    });
+    root.sync();
+    int total = 0;
+    for (auto& n : ran) total += n.load();
+    ASSERT_EQ(total, 128) << "seed " << seed;
+    std::uint64_t flattened = 0, set_aside = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      flattened += w.counter("flattened");
+      set_aside += w.counter("set_aside");
+    }
+    ASSERT_EQ(flattened, 1u) << "seed " << seed;
+    // An even split is about 2 per worker; with nothing stolen worker 0
+    // runs all 128. Half of them elsewhere is far from both.
+    EXPECT_GE(total - ran[0].load(), 64) << "seed " << seed;
+    EXPECT_GT(set_aside, 0u) << "seed " << seed;
   }
 }
 

@@ -14,9 +14,12 @@
 // children onto workers in proportion to them (docs/usage.md, "Work
 // hints"); every other policy ignores them: a hinted spawn is the unhinted
 // spawn plus the hint's stores, and the serial elision drops them.
-// Without hints a child takes half of what its group has left (a binary
-// fork_join splits 1:1, the paper's guess in section 6.3); parallel_for and
-// parallel_reduce pass work in proportion to iterations themselves.
+// Without hints a child takes half of what its group has left; parallel_for
+// and parallel_reduce pass work in proportion to iterations themselves. A
+// binary fork_join without hints splits 1:1, which is the paper's guess
+// (section 6.4: every child of a group has the same work); for a task group
+// of more than two unhinted children halving is ours, not the paper's (a
+// task group does not know how many children it has before its sync).
 //
 // footprint(bytes) is the group's working-set size, for the multi-level
 // policies of the paper (sections 4 to 6): ml-ws and ml-adws tie a group

@@ -1,5 +1,6 @@
 #include "policy/adws/adws.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "locus/errors.hpp"
@@ -7,10 +8,9 @@
 namespace locus::detail {
 namespace {
 
-// Depths beyond this share the deepest migration queue (and steal word
-// field): a recursion 64 cross-worker groups deep has long been split
-// below one worker.
-constexpr std::uint32_t max_depth = 63;
+// A thief sets aside at most this many shallower frames per steal attempt
+// (steal_primary); depths themselves are exact (range.hpp).
+constexpr std::uint32_t max_set_aside = 64;
 
 std::uint32_t depth_of_tag(std::uint32_t tag) { return tag == 0 ? 0 : tag - 1; }
 
@@ -29,17 +29,37 @@ adws_policy::adws_policy(policy_context& c)
   }
 }
 
-// Figure 7 lines 21-26: the child's range is its share of the group's; in
-// a cross-worker group it is one level deeper (section 3.2, task depths)
-// and leaves this worker if another owns it.
+// Section 3.2, task depths: a cross-worker group is one level deeper than
+// the task that creates it, and its children, and the continuation of that
+// task (which holds only the group's type (3) children, figure 8 footnote
+// 2), have the group's depth. So the group's context and the running task's
+// take depth + 1 at the group's first spawn; the task's goes back at the
+// group's sync (share_done). The steal threshold of figure 11 (lines 44,
+// 48: TG.depth) is then the depth of the group's children and of nothing
+// outside it.
+bool adws_policy::open_group(worker_view& w, task_context& group, std::size_t) {
+  range g = codec_.of(group);
+  if (!codec_.cross_worker(g)) return false;  // a non-cross-worker group keeps its task's depth
+  // Exact, never capped: groups past a cap with the same bounds would share
+  // one steal word, and the inner one's release would clear the outer's.
+  if (g.depth >= steal_word::max_depth)
+    throw std::length_error("LOCUS_POLICY=adws: cross-worker task groups nested more than " +
+                            std::to_string(steal_word::max_depth) + " deep");
+  ++g.depth;
+  codec_.store(group, g);
+  codec_.store(w.ctx, g);
+  return true;  // its sync reports back (share_done), which restores the task's depth
+}
+
+// Figure 7 lines 21-26: the child's range is its share of the group's, at
+// the group's depth (open_group), and it leaves this worker if another
+// owns it.
 share_route adws_policy::share_work(worker_view& w, const task_context& group, task_context& child, double lo,
                                     double hi) {
   const range g = codec_.of(group);
   if (!codec_.cross_worker(g)) return share_route::local;  // the child keeps the group's range
-  range r = codec_.part(g, lo, hi);
-  r.depth = std::min(g.depth + 1, max_depth);
-  codec_.store(child, r);
-  return codec_.owner(r) == w.id ? share_route::local_distributed : share_route::away;
+  codec_.store(child, codec_.part(g, lo, hi));
+  return codec_.owner(codec_.of(child)) == w.id ? share_route::local_distributed : share_route::away;
 }
 
 // Line 24: migrate to worker floor(x), into its migration queue at the
@@ -154,7 +174,7 @@ frame* adws_policy::steal_from(worker_view& thief, worker_view& victim) {
 frame* adws_policy::steal_primary(worker_view& thief, worker_view& victim, std::uint32_t depth) {
   adws_inbound& in = *inbound_[static_cast<std::size_t>(victim.id)];
   if (frame* f = in.steal_aside(depth)) return f;
-  for (std::uint32_t tries = 0; tries <= max_depth; ++tries) {
+  for (std::uint32_t tries = 0; tries < max_set_aside; ++tries) {
     std::uint32_t tag = 0;
     frame* top = victim.deque.steal_if([&](std::uint32_t t) {
       tag = t;
@@ -188,7 +208,17 @@ bool adws_policy::may_take(const worker_view& w, const worker_view* owner) {
 void adws_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
   const range g = codec_.of(group);
   if (!codec_.cross_worker(g)) return;
-  if (child == nullptr) return release(g);
+  if (child == nullptr) {
+    release(g);
+    // The creating task goes on at its own depth, one above the group's
+    // (open_group); a later group it creates is at the same depth as this one.
+    range own = codec_.of(w.ctx);
+    if (own.depth >= g.depth && g.depth > 0) {
+      own.depth = g.depth - 1;
+      codec_.store(w.ctx, own);
+    }
+    return;
+  }
   if (codec_.cross_worker(codec_.of(*child))) dominate(w, g);
 }
 

@@ -86,6 +86,7 @@ class adws_policy final : public policy_base {
   bool has_work_for(worker_view& w) override;
   bool may_take(const worker_view& w, const worker_view* owner) override;
   bool filters_work() const override { return true; }
+  bool open_group(worker_view& w, task_context& group, std::size_t footprint) override;
   share_route share_work(worker_view& w, const task_context& group, task_context& child, double lo, double hi) override;
   void share_done(worker_view& w, const task_context& group, const task_context* child) override;
 

@@ -1,7 +1,8 @@
 // ADWS distribution ranges (seed 003, section 3.1) as adws keeps them in a
 // task's context, and the steal range word of section 3.2.
 //
-// Context words: policy[0] is the depth + 1 (0: a root task, whose range
+// Context words: policy[0] is the depth + 1, exact up to
+// steal_word::max_depth (0: a root task, whose range
 // is [0, P) and depth 0; also the deque tag, so thieves see the depth),
 // policy[1] and policy[2] are x and y in fixed point with `frac` bits after
 // the point, the most a 32-bit word holds for P workers (31 - floor(log2
@@ -63,14 +64,18 @@ class range_codec {
 
 // A worker's steal range (figure 11 lines 39-41): the integer bounds
 // floor(x), floor(y) and the depth of the topmost dominant group that
-// dominates it, in one word so thieves read it with one load.
+// dominates it, in one word so thieves read it with one load: bounds in
+// 16 bits each, the depth exact in 31 (max_depth; a policy refuses to go
+// deeper rather than let two groups share a word, whose release by one
+// would clear the other's).
 struct steal_word {
+  static constexpr std::uint32_t max_depth = 0x7fffffff;
   bool valid = false;
   std::uint32_t lo = 0, hi = 0, depth = 0;
 
   static steal_word from(std::uint64_t v) {
     return {(v >> 63) != 0, static_cast<std::uint32_t>(v & 0xffff), static_cast<std::uint32_t>((v >> 16) & 0xffff),
-            static_cast<std::uint32_t>((v >> 32) & 0xffff)};
+            static_cast<std::uint32_t>((v >> 32) & max_depth)};
   }
   // Gives `slot` this range unless it holds one of a group at most as
   // deep (the topmost dominant group wins, figure 11); whether it did.
@@ -84,7 +89,7 @@ struct steal_word {
     }
   }
   std::uint64_t pack() const {
-    return (std::uint64_t{1} << 63) | (std::uint64_t{depth & 0xffff} << 32) | (std::uint64_t{hi & 0xffff} << 16) |
+    return (std::uint64_t{1} << 63) | (std::uint64_t{depth & max_depth} << 32) | (std::uint64_t{hi & 0xffff} << 16) |
            (lo & 0xffff);
   }
 };

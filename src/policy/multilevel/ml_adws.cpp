@@ -1,6 +1,7 @@
 #include "policy/multilevel/ml_adws.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "locus/errors.hpp"
@@ -9,10 +10,12 @@
 namespace locus::detail {
 namespace {
 
-// Depths beyond this share the deepest migration queue (as in adws.cpp).
-constexpr std::uint32_t max_depth = 63;
+// The depth + 1 in policy[0] bits 16-30: depths are exact up to max_depth
+// (deeper is refused, open_group), never capped, so that no two groups
+// share a steal word (adws.cpp open_group).
 constexpr std::uint32_t depth_shift = 16;
 constexpr std::uint32_t depth_mask = 0x7fff;
+constexpr std::uint32_t max_depth = depth_mask - 1;
 
 std::uint32_t depth_of_tag(std::uint32_t tag) {
   const std::uint32_t d = (tag >> depth_shift) & depth_mask;
@@ -45,7 +48,7 @@ range ml_adws_policy::range_of(const task_context& c) {
 
 // Keeps the domain and the tie mark.
 void ml_adws_policy::store(task_context& c, const range& r) {
-  c.policy[0] = (c.policy[0] & ~(depth_mask << depth_shift)) | ((std::min(r.depth, max_depth) + 1) << depth_shift);
+  c.policy[0] = (c.policy[0] & ~(depth_mask << depth_shift)) | ((r.depth + 1) << depth_shift);
   c.policy[1] = static_cast<std::uint32_t>(r.x);
   c.policy[2] = static_cast<std::uint32_t>(r.y);
 }
@@ -93,7 +96,25 @@ bool ml_adws_policy::open_group(worker_view& w, task_context& group, std::size_t
     }
   }
   const int c = leaders_.tie(w, group, footprint, through);
-  if (c < 0) return false;
+  if (c < 0) {
+    // Not tied: section 3.2's task depths as in adws.cpp open_group. A
+    // cross-worker group of this level is one deeper than its task; its
+    // children and the task's continuation have its depth, so that figure
+    // 11's threshold (TG.depth) excludes everything outside the group. The
+    // task's depth goes back at the sync (share_done).
+    const int d = level_word::domain(group);
+    if (d < 0) return false;
+    range g = range_of(group);
+    if (!codec(d).cross_worker(g)) return false;
+    if (g.depth >= max_depth)
+      throw std::length_error("LOCUS_POLICY=ml-adws: cross-worker task groups nested more than " +
+                              std::to_string(max_depth) + " deep within one level");
+    ++g.depth;
+    store(group, g);
+    store(w.ctx, g);
+    return true;
+  }
+  // A tied group is its level's root group: depth 0, and so are its children.
   const range whole = codec(c).whole();
   store(group, whole);
   store(w.ctx, whole);
@@ -112,8 +133,7 @@ share_route ml_adws_policy::share_work(worker_view& w, const task_context& group
   if (d < 0) return keep;
   const range g = range_of(group);
   if (!codec(d).cross_worker(g)) return keep;  // the child keeps the group's range
-  range r = codec(d).part(g, lo, hi);
-  r.depth = std::min(g.depth + 1, max_depth);
+  const range r = codec(d).part(g, lo, hi);  // at the group's depth (open_group)
   store(child, r);
   return owner_node(d, r) == lead ? share_route::local_distributed : share_route::away;
 }
@@ -155,6 +175,7 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
+  if (frame* f = inbound_of(lead).take_aside()) return {f, found_at::policy};  // the rest of its primary queue
   if (frame* f = inbound_of(lead).take_migrated()) {
     ctx->count(w, migration_takes);
     return {f, found_at::policy};
@@ -188,20 +209,9 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   frame* f = nullptr;
   if (v != s.lo) f = inbound_of(victim_node).steal_migrated(s.depth);  // lines 43-46
   counter miss = misses_empty;
-  if (f == nullptr && v != s.hi) {                          // lines 47-50: its primary queue
-    const std::uint32_t want = level_word::tag(domain);
-    auto deep_enough = [&](std::uint32_t tag) {
-      if ((tag & level_word::domain_bits) != want) {
-        miss = misses_other_level;
-        return false;
-      }
-      if (depth_of_tag(tag) < s.depth) {
-        miss = misses_shallow;
-        return false;
-      }
-      return true;
-    };
-    if (leader >= 0 && leader != w.id) f = victim.deque.steal_if(deep_enough);
+  if (f == nullptr && v != s.hi) {  // lines 47-50: its primary queue (set aside, deque, parked)
+    f = inbound_of(victim_node).steal_aside(s.depth);
+    if (f == nullptr && leader >= 0 && leader != w.id) f = steal_primary(w, victim, victim_node, domain, s.depth, miss);
     if (f == nullptr) f = leaders_.take_parked(victim_node, false);
   }
   if (f == nullptr) {
@@ -211,6 +221,35 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   ctx->stole(w);
   ctx->count(w, local_steals);
   return {f, found_at::steal};
+}
+
+// Lines 48-50 on the victim node's primary queue, its leader's deque, from
+// the top down from depth `depth` on, as adws.cpp steal_primary: the deque's
+// oldest frame, if of this level and shallower than `depth` (an ancestor's
+// continuation, outside the thief's group), would hide the deeper frames
+// under it, which figure 8's per-depth queues keep reachable. So the thief
+// sets it aside at its depth in the node's aside queues, where the node's
+// leader takes it once its deque is empty and thieves allowed its depth may
+// steal it, and looks again. A frame of another level is left where it is.
+frame* ml_adws_policy::steal_primary(worker_view& thief, worker_view& victim, int victim_node, int domain,
+                                     std::uint32_t depth, counter& miss) {
+  const std::uint32_t want = level_word::tag(domain);
+  for (int tries = 0; tries < 64; ++tries) {
+    std::uint32_t tag = 0;
+    frame* top = victim.deque.steal_if([&](std::uint32_t t) {
+      tag = t;
+      if ((t & level_word::domain_bits) == want) return true;
+      miss = misses_other_level;
+      return false;
+    });
+    if (top == nullptr) return nullptr;  // empty, another level, or another thief won the race
+    if (depth_of_tag(tag) >= depth) return top;
+    inbound_of(victim_node).give(top, adws_inbound::queue::aside, depth_of_tag(tag));
+    miss = misses_shallow;
+    ctx->count(thief, set_aside);
+    ctx->trace(thief, "set aside", victim_node);
+  }
+  return nullptr;
 }
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
@@ -237,7 +276,15 @@ void ml_adws_policy::share_done(worker_view& w, const task_context& group, const
   const range g = range_of(group);
   if (child == nullptr) {
     if (codec(d).cross_worker(g)) release(d, g);
-    if (level_word::tied(group)) leaders_.untie(w, d);
+    if (level_word::tied(group)) {
+      leaders_.untie(w, d);  // restores the task's context
+    } else if (codec(d).cross_worker(g) && level_word::domain(w.ctx) == d) {
+      range own = range_of(w.ctx);  // back to the task's own depth (open_group)
+      if (own.depth >= g.depth && g.depth > 0) {
+        own.depth = g.depth - 1;
+        store(w.ctx, own);
+      }
+    }
     return;
   }
   if (codec(d).cross_worker(g) && codec(d).cross_worker(range_of(*child))) dominate(w, d, g);
@@ -292,7 +339,7 @@ policy_entry ml_adws_entry() {
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened", "misses_other_level",
-                   "misses_shallow", "misses_empty"},
+                   "misses_shallow", "misses_empty", "set_aside"},
       // One tree of caches and its leaders over the whole machine.
       .isolates_arenas = false,
   };

@@ -62,7 +62,10 @@ class ml_adws_policy final : public policy_base {
     // deque, migration queues and parked frames were empty or excluded.
     misses_other_level,
     misses_shallow,
-    misses_empty
+    misses_empty,
+    // Frames a thief moved off a victim's deque to its node's per-depth
+    // aside queues (figure 8's per-depth primary queues; adws.cpp).
+    set_aside
   };
 
   explicit ml_adws_policy(policy_context& c);
@@ -96,6 +99,8 @@ class ml_adws_policy final : public policy_base {
   int away_owner(const worker_view& w, const task_context& c) const;
 
   bool send_away(worker_view& w, frame* f);
+  frame* steal_primary(worker_view& thief, worker_view& victim, int victim_node, int domain, std::uint32_t depth,
+                       counter& miss);
   void give(worker_view& w, int node, frame* f, adws_inbound::queue queue);
   adws_inbound& inbound_of(int node) { return *inbound_[static_cast<std::size_t>(node)]; }
   // The steal range a group of `domain` gives the children it dominates.

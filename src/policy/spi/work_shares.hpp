@@ -43,7 +43,7 @@ share_plan plan_share(policy_base& p, worker_view& w, group_state& g, group_hint
 
 // fork_join: whether the running task spreads over several workers, so
 // that its two branches become a task group of two with their work (a
-// branch without a hint is guessed equal to the other, ADWS section 6.3's
+// branch without a hint is guessed equal to the other, ADWS section 6.4's
 // 1:1). f_work and g_work are the hints, below 0 when not given.
 bool fork_spreads(policy_base& p, worker_view& w, double f_work, double g_work);
 
