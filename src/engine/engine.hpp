@@ -93,9 +93,12 @@ class engine {
   // notify_idle(), another worker's deque gains a frame, or until_ns, and
   // returns true; the caller then searches again, at the time its next
   // round would have begun (round_ns: how long its last round took, 0 if
-  // unknown). The threaded engine cannot tell, and returns false at once:
-  // its workers spin as before.
-  virtual bool wait_for_work(std::uint64_t /*until_ns*/, std::uint64_t /*round_ns*/) { return false; }
+  // unknown), and `skipped` says how many rounds it did not run. The
+  // threaded engine cannot tell, and returns false at once: its workers
+  // spin as before.
+  virtual bool wait_for_work(std::uint64_t /*until_ns*/, std::uint64_t /*round_ns*/, std::uint64_t& /*skipped*/) {
+    return false;
+  }
   // What an idle searcher decides on changed: work was made visible
   // outside the owner's deque (an inbox deposit, a shared queue, a root, a
   // policy's own structure), or the last root finished. Workers in

@@ -304,7 +304,7 @@ void sim_engine::relax(unsigned) {
 // one: each would have found nothing, since nothing in sight changed.
 // What this changes is when it looks again: at the moment of the event
 // rather than at its next attempt (docs/simulator.md, "Idle workers").
-bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns) {
+bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns, std::uint64_t& skipped) {
   if (idle_attempts_ || t_sim != this || current_ < 0) return false;
   virtual_worker& me = current();
   settle_spawns(me);
@@ -323,6 +323,7 @@ bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns) {
   idle_.push_back(current_);
   ready_.push(current_, until);
   run_next();
+  skipped = (me.clock - me.idle_since) / me.idle_round;
   return true;
 }
 

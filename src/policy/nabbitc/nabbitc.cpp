@@ -196,6 +196,22 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   return {};
 }
 
+// Each skipped round was one failed attempt, counted as find_work counts
+// one: colored misses until colored_attempts, then a random attempt that
+// starts them again; and, until the first steal, a first-steal attempt.
+void nabbitc_policy::skipped_rounds(worker_view& w, std::uint64_t rounds) {
+  thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
+  for (; rounds > 0; --rounds) {
+    const bool first = !me.stolen && me.first_attempts < first_patience_;
+    if (me.misses < colored_attempts_ || first) {
+      ++me.misses;
+      if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
+    } else {
+      me.misses = 0;
+    }
+  }
+}
+
 std::uint32_t nabbitc_policy::tag_of_set(const int* colors, std::size_t n) {
   const std::uint32_t tag = sets_.make(colors, n);
   if (tag & color_sets::side_bit) charge_set(last_set_user_.load(std::memory_order_relaxed));

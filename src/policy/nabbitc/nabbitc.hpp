@@ -83,6 +83,7 @@ class nabbitc_policy final : public policy_base, public task_colors {
   worker_view* choose_victim(worker_view& thief) override;
   search_result find_work(worker_view& w) override;
   bool has_work_for(worker_view& w) override;
+  void skipped_rounds(worker_view& w, std::uint64_t rounds) override;
 
   // The task-graph library's colors (locus/detail/task_colors.hpp).
   task_colors* colors() override { return this; }

@@ -109,6 +109,11 @@ class policy_base {
   virtual bool has_work_for(worker_view&) { return false; }
   // `w` found nothing, sees nothing it may take, and parks now.
   virtual void on_sleep(worker_view&) {}
+  // The simulator did not run `rounds` search rounds of `w`, each of which
+  // would have failed (nothing in sight, docs/simulator.md "Idle workers
+  // wait for events"): a policy whose rules count failed attempts counts
+  // them.
+  virtual void skipped_rounds(worker_view&, std::uint64_t /*rounds*/) {}
   virtual bool may_take(const worker_view&, const worker_view* /*owner*/) { return true; }
   // Whether may_take can ever say no (asked once, at start-up): a policy
   // that overrides may_take overrides this too.
