@@ -64,7 +64,7 @@ struct settings {
   bool simulate = false;                      // LOCUS_ENGINE=sim
   std::optional<sim::machine_model> machine;  // with simulate: LOCUS_MACHINE's model
   std::size_t sim_block_bytes = 0;            // LOCUS_SIM_BLOCK; 0: the cache line
-  bool sim_idle_attempts = false;             // LOCUS_SIM_IDLE=attempts: every failed idle attempt simulated
+  bool sim_idle_attempts = true;              // LOCUS_SIM_IDLE=attempts (the default): every failed idle attempt simulated
   int workers = 1;
   std::string policy = "ws";
   topology topo;

@@ -284,10 +284,10 @@ std::vector<setting_descriptor> make_table() {
                   "the simulated machine's memory bandwidth instead of its own", nullptr, &store_sim_bandwidth));
   t.push_back(row("", "LOCUS_SIM_BLOCK", "a power of two from the cache line to 4K (bytes)", "",
                   "the simulator's unit of access (default: the cache line)", nullptr, &store_sim_block));
-  t.push_back(row("", "LOCUS_SIM_IDLE", "events or attempts", "events",
-                  "how the simulator runs an idle worker that sees no work it may take: it waits for an event "
-                  "that may show some (events), or every failed steal attempt is simulated (attempts; "
-                  "docs/simulator.md)",
+  t.push_back(row("", "LOCUS_SIM_IDLE", "events or attempts", "attempts",
+                  "how the simulator runs an idle worker that sees no work it may take: every failed steal "
+                  "attempt is simulated (attempts), or it waits for an event that may show some (events, "
+                  "faster, not yet within 1% of attempts everywhere; docs/simulator.md)",
                   nullptr, &store_sim_idle));
   t.push_back(row("places", "LOCUS_PLACES", "numa, socket, l3, l2 or core", "numa",
                   "what a place is (workers are spread over places)", [](o_t o) { return text(o.places); },

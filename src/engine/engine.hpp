@@ -151,7 +151,7 @@ struct engine_config {
   // The simulator on this machine model; none: the threaded engine.
   std::optional<sim::machine_model> simulated_machine;
   std::size_t sim_block_bytes = 0;  // the simulator's unit of access; 0: the cache line
-  bool sim_idle_attempts = false;   // the simulator simulates every failed idle attempt (engine.hpp, wait_for_work)
+  bool sim_idle_attempts = true;    // the simulator simulates every failed idle attempt (engine.hpp, wait_for_work)
   long long seed = -1;              // < 0: random per run (the simulator then uses 1)
   thread_identity_ops identity;     // the core's; the simulator switches it with its workers
 };

@@ -157,7 +157,7 @@ class sim_engine final : public engine {
   int finished_ = 0;
   // Workers in wait_for_work (state idle); LOCUS_SIM_IDLE=attempts: none ever.
   std::vector<int> idle_;
-  bool idle_attempts_ = false;
+  bool idle_attempts_ = true;
   fiber* main_fiber_ = nullptr;
   void* main_context_ = nullptr;
   std::thread thread_;

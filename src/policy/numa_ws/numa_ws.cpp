@@ -247,7 +247,10 @@ bool numa_ws_policy::has_work_for(worker_view& w) {
   // deposits (see above).
   frame* own = mailboxes_[static_cast<std::size_t>(w.id)].slot.load(std::memory_order_seq_cst);
   if (own != nullptr && own != reserved_slot()) return true;
-  if (deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_seq_cst) > 0) return true;
+  // A deposit at any place: the own place's is local work, another's a
+  // thief may take on the coin's tails (section III-B, steal_from).
+  for (int p = 0; p < ctx->places().num_places; ++p)
+    if (deposits_[static_cast<std::size_t>(p)].count.load(std::memory_order_seq_cst) > 0) return true;
   return w.id == first_worker_ && root_handoff_.slot.load(std::memory_order_seq_cst) != nullptr;
 }
 
