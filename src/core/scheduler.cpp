@@ -282,7 +282,8 @@ frame* find_work(worker& w) {
       // would fail until another worker shows work. The simulator waits
       // for that instead of running the attempts (engine.hpp); threads spin.
       std::uint64_t skipped = 0;
-      if (!work_visible(rt, w) && eng.wait_for_work(spin_start + spin_ns, round_start != 0 ? now - round_start : 0, skipped)) {
+      if (eng.waits_for_work() && !work_visible(rt, w) &&
+          eng.wait_for_work(spin_start + spin_ns, round_start != 0 ? now - round_start : 0, skipped)) {
         if (skipped != 0) policy.skipped_rounds(w, skipped);
         round_start = eng.now_ns();
         continue;

@@ -99,6 +99,9 @@ class engine {
   virtual bool wait_for_work(std::uint64_t /*until_ns*/, std::uint64_t /*round_ns*/, std::uint64_t& /*skipped*/) {
     return false;
   }
+  // Whether wait_for_work can wait at all (so that the caller asks what is
+  // in sight only then).
+  virtual bool waits_for_work() const { return false; }
   // What an idle searcher decides on changed: work was made visible
   // outside the owner's deque (an inbox deposit, a shared queue, a root, a
   // policy's own structure), or the last root finished. Workers in

@@ -58,6 +58,7 @@ class sim_engine final : public engine {
   void wake(std::atomic<std::uint32_t>& word) override;
   void relax(unsigned spins) override;
   bool wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns, std::uint64_t& skipped) override;
+  bool waits_for_work() const override { return !idle_attempts_; }
   void notify_idle() override;
   std::uint64_t seed(int worker) override;
   void from_outside(void (*fn)(void*), void* arg) override;
