@@ -194,20 +194,25 @@ containment::tree escape_probe(int workers) {
   return t;
 }
 
+// Runs the probe tree on `workers` simulated workers: the result must be
+// right and no steal may leave the topmost dominant group. Returns how many
+// tasks ran off their owner.
+int run_probe(const containment::tree& t, int workers, int seed) {
+  locus::runtime rt(simulated(workers, seed));
+  containment::run_state s(t);
+  locus::task_group root;
+  root.spawn([&] { s.run(0); });
+  root.sync();
+  EXPECT_EQ(s.checksum.load(), s.expected()) << workers << " workers, seed " << seed;
+  EXPECT_EQ(s.escapes.load(), 0) << workers << " workers, seed " << seed;
+  return s.off_owner.load();
+}
+
 TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroup) {
   int off_owner = 0;
   for (int workers : {4, 8}) {
     const containment::tree t = escape_probe(workers);
-    for (int seed = 1; seed <= 16; ++seed) {
-      locus::runtime rt(simulated(workers, seed));
-      containment::run_state s(t);
-      locus::task_group root;
-      root.spawn([&] { s.run(0); });
-      root.sync();
-      ASSERT_EQ(s.checksum.load(), s.expected()) << workers << " workers, seed " << seed;
-      EXPECT_EQ(s.escapes.load(), 0) << workers << " workers, seed " << seed;
-      off_owner += s.off_owner.load();
-    }
+    for (int seed = 1; seed <= 16; ++seed) off_owner += run_probe(t, workers, seed);
   }
   // Something was stolen at all (S, once F dominates, by a worker other than 2).
   EXPECT_GT(off_owner, 0);
@@ -240,16 +245,8 @@ TEST(AdwsLoadBalancing, NoStealLeavesTheTopmostDominantGroupPastDepth63) {
   t.add(g, 1.5 - x, 1e5);            // C0
   t.place(0, 0, workers);
   int off_owner = 0;
-  for (int seed = 1; seed <= 16; ++seed) {
-    locus::runtime rt(simulated(workers, seed));
-    containment::run_state s(t);
-    locus::task_group root;
-    root.spawn([&] { s.run(0); });
-    root.sync();
-    ASSERT_EQ(s.checksum.load(), s.expected()) << "seed " << seed;
-    EXPECT_EQ(s.escapes.load(), 0) << "seed " << seed;
-    off_owner += s.off_owner.load();
-  }
+  for (int seed = 1; seed <= 16; ++seed) off_owner += run_probe(t, workers, seed);
+
   EXPECT_GT(off_owner, 0);
 }
 

@@ -780,6 +780,18 @@ TEST(NabbitcHandOff, ASkewedColoringDoesNotWaitForADescheduledOwner) {
   }
 }
 
+// A stencil node's body that checks it runs once, after its predecessors
+// (the row above, its neighbors included) each ran once.
+void run_once_after_predecessors(std::vector<std::atomic<int>>& runs, int key) {
+  constexpr int rows = stencil_rows, steps = stencil_steps;
+  if (key >= rows * steps) return;
+  for (int dr = -1; dr <= 1; ++dr)
+    if (key >= rows && key % rows + dr >= 0 && key % rows + dr < rows) {
+      EXPECT_EQ(runs[static_cast<std::size_t>(key - rows + dr)].load(), 1);
+    }
+  runs[static_cast<std::size_t>(key)].fetch_add(1);
+}
+
 // Stale takes race with the owner's takes and with hand-offs: on threads,
 // with handed_wait=0 (every look takes), every node still runs once, after
 // its predecessors, whatever the timing.
@@ -792,15 +804,7 @@ TEST(NabbitcHandOff, StaleTakesRunEveryNodeOnceOnThreads) {
     std::vector<std::atomic<int>> runs(rows * steps);
     auto g = locus::make_task_graph<int>(
         &stencil_predecessors,
-        [&](int key) {
-          if (key < rows * steps) {
-            for (int dr = -1; dr <= 1; ++dr)
-              if (key >= rows && key % rows + dr >= 0 && key % rows + dr < rows) {
-                EXPECT_EQ(runs[static_cast<std::size_t>(key - rows + dr)].load(), 1);
-              }
-            runs[static_cast<std::size_t>(key)].fetch_add(1);
-          }
-        },
+        [&](int key) { run_once_after_predecessors(runs, key); },
         [](int key) { return (key / 3) % 4; });
     g.run(rows * steps);
     for (auto& r : runs) EXPECT_EQ(r.load(), 1);
@@ -840,13 +844,7 @@ TEST(NabbitcHandOff, NabbitHandsNothingOff) {
   auto g = locus::make_task_graph<int>(
       &stencil_predecessors,
       [&](int key) {
-        if (key < rows * steps) {
-          for (int dr = -1; dr <= 1; ++dr)
-            if (key >= rows && key % rows + dr >= 0 && key % rows + dr < rows) {
-              EXPECT_EQ(runs[static_cast<std::size_t>(key - rows + dr)].load(), 1);
-            }
-          runs[static_cast<std::size_t>(key)].fetch_add(1);
-        }
+        run_once_after_predecessors(runs, key);
         locus::compute(20000);
       },
       [](int key) { return key % 20; });
