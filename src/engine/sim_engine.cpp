@@ -302,8 +302,8 @@ void sim_engine::relax(unsigned) {
 // (settle_spawns), a policy's operation (charge), a wake, or the core's
 // notify_idle. Its failed attempts in between are not simulated one by
 // one: each would have found nothing, since nothing in sight changed.
-// What this changes is when it looks again: at the moment of the event
-// rather than at its next attempt (docs/simulator.md, "Idle workers").
+// What this changes is when it looks again: at its first round after the
+// event, and which victims it draws (docs/simulator.md, "Idle workers").
 bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns, std::uint64_t& skipped) {
   if (idle_attempts_ || t_sim != this || current_ < 0) return false;
   virtual_worker& me = current();
