@@ -1102,6 +1102,59 @@ TEST(TaskGraphLocality, TheMeasureCountsNodesAndPredecessorsOfOtherPlaces) {
   }
 }
 
+// Issue 41, point 6: the paper replays its schedules to count remote
+// accesses (section V-B) so that counting does not perturb them. Under the
+// simulator, where every figure of the reproduction is measured, counting
+// inline must leave the schedule as it is: the same worker for every node,
+// the same steals, pushes and simulated time, with the measure on and off.
+// A stencil with hand-offs on as well as the paper's algorithm, and Nabbit.
+TEST(TaskGraphLocality, CountingLeavesTheSimulatedScheduleUnchanged) {
+  struct schedule {
+    std::vector<int> worker_of_node;
+    std::uint64_t steals = 0, attempts = 0, hand_offs = 0;
+    double elapsed_s = 0;
+  };
+  for (const std::string policy : {"nabbitc", "nabbitc+hand_offs", "ws"}) {
+    for (long long seed = 1; seed <= 4; ++seed) {
+      auto run = [&](bool measure) {
+        const bool hand_offs = policy == "nabbitc+hand_offs";
+        locus::runtime_options o = simulated(hand_offs ? "nabbitc" : policy, 20, seed);
+        if (hand_offs) o.policy_options = {{"hand_offs", "on"}};
+        locus::runtime rt(o);
+        schedule s;
+        s.worker_of_node.assign(static_cast<std::size_t>(stencil_rows * stencil_steps + 1), -1);
+        auto g = locus::make_task_graph<int>(
+            &stencil_predecessors,
+            [&](int key) {
+              s.worker_of_node[static_cast<std::size_t>(key)] = locus::worker_id();
+              locus::compute(20000);
+            },
+            [](int key) { return key == stencil_rows * stencil_steps ? 0 : (key % stencil_rows) * 20 / stencil_rows; });
+        if (measure) g.measure_locality();
+        locus::reset_stats();
+        g.run(stencil_rows * stencil_steps);
+        const auto st = locus::get_stats();
+        s.steals = st.total().steals;
+        s.attempts = st.total().steal_attempts;
+        if (policy != "ws") s.hand_offs = st.total().counter("hand_offs");
+        s.elapsed_s = st.elapsed_s;
+        if (measure) {
+          EXPECT_EQ(g.locality().nodes, static_cast<std::uint64_t>(stencil_rows * stencil_steps + 1));
+        }
+        return s;
+      };
+      const schedule off = run(false), on = run(true);
+      SCOPED_TRACE(policy + ", seed " + std::to_string(seed));
+      EXPECT_EQ(on.worker_of_node, off.worker_of_node);
+      EXPECT_EQ(on.steals, off.steals);
+      EXPECT_EQ(on.attempts, off.attempts);
+      EXPECT_EQ(on.hand_offs, off.hand_offs);
+      EXPECT_EQ(on.elapsed_s, off.elapsed_s);
+      EXPECT_GT(off.steals, 0u) << "nothing was stolen: the test shows nothing";
+    }
+  }
+}
+
 // Not asked for, nothing is counted.
 TEST(TaskGraphLocality, OffUnlessAsked) {
   auto graph = locus::make_task_graph<int>(
