@@ -8,7 +8,7 @@
 
 namespace locus::detail {
 
-bool post_child(group_state& g, parent_first_job* job, int target) noexcept {
+bool post_child(group_state& g, parent_first_job* job, int target, bool owner_only) noexcept {
   worker& self = this_worker();
   runtime_state& rt = *self.rt;
   if (target < 0 || target >= static_cast<int>(rt.workers.size())) return false;
@@ -16,7 +16,7 @@ bool post_child(group_state& g, parent_first_job* job, int target) noexcept {
   // Counted before it can run: the child's -1 must not come before its +1
   // once the parent may be waiting (join.cpp's task_group protocol).
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
-  if (!to.posted.deposit(job)) {
+  if (!to.posted.deposit(job, owner_only)) {
     g.outstanding.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }

@@ -96,7 +96,7 @@ bool work_visible(runtime_state& rt, worker& self) {
   if (engaged && rt.arenas.starving() && rt.arenas.lendable_work(arena, self.place)) return true;  // lend_to_starving takes it
   for (auto& w : rt.workers) {
     if (engaged && w->arena.load(std::memory_order_relaxed) != arena) continue;
-    if (!w->posted.looks_empty()) return true;
+    if (w.get() == &self ? !w->posted.looks_empty() : w->posted.looks_raidable()) return true;
     if (!w->deque.looks_empty() && (!filtered || rt.policy->may_take(self, w.get()))) return true;
   }
   return false;
@@ -165,10 +165,10 @@ search_result raid_posted(runtime_state& rt, worker& w) {
   const auto n = static_cast<std::uint32_t>(rt.workers.size());
   if (n < 2) return {};
   worker& victim = *rt.workers[(w.id + 1 + w.rng.below(n - 1)) % n];
-  if (victim.posted.looks_empty() || victim.arena.load(std::memory_order_relaxed) != w.arena.load(std::memory_order_relaxed))
+  if (!victim.posted.looks_raidable() || victim.arena.load(std::memory_order_relaxed) != w.arena.load(std::memory_order_relaxed))
     return {};
   w.attempt_start_ns = rt.eng->now_ns();
-  frame* f = victim.posted.take();
+  frame* f = victim.posted.raid();
   if (f == nullptr) return {};
   w.counters.steals.bump();
   if (w.hooks & hook_trace) [[unlikely]] trace::steal_attempt(w, victim.id);

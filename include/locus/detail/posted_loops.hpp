@@ -75,14 +75,16 @@ void prepare_piece(loop_piece& p, group_state& g, Run& run, std::size_t index, s
   finish_posted(g, own_error);
 }
 
-inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size_t n, group_state& g) {
+// owner_only: each piece runs on its target worker and no other (static).
+inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size_t n, group_state& g,
+                       bool owner_only) {
   const worker_view* w = current_worker();
   if (w->hooks & hook_span) [[unlikely]] return run_pieces_measured(pieces, n, g);
   const int self = w->id;
   for (std::size_t i = 0; i < n; ++i) {
     // Written before the deposit publishes the piece; read below only by us.
     pieces[i].posted = target[i] != self;
-    if (pieces[i].posted && !post_child(g, &pieces[i], target[i])) pieces[i].posted = false;
+    if (pieces[i].posted && !post_child(g, &pieces[i], target[i], owner_only)) pieces[i].posted = false;
   }
   std::exception_ptr own_error;
   for (std::size_t i = 0; i < n; ++i) {
@@ -97,7 +99,8 @@ inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size
   finish_posted(g, own_error);
 }
 
-// One contiguous block per worker; block k on worker k (static_partition).
+// One contiguous block per worker; block k on worker k and on no other
+// (static_partition; OpenMP's static schedule).
 template <class Run>
 void run_static(std::int64_t lo, std::int64_t hi, Run& run) {
   const int p = locus::num_workers();
@@ -126,7 +129,7 @@ void run_static(std::int64_t lo, std::int64_t hi, Run& run) {
     prepare_piece(pieces[count], g, run, count, b, e);
     target[count++] = k;
   }
-  run_pieces(pieces, target, count, g);
+  run_pieces(pieces, target, count, g, true);
 }
 
 struct affinity_access {
@@ -154,7 +157,7 @@ struct affinity_access {
     for (std::int64_t i = 0; i < count; ++i)
       prepare_piece(a.pieces_[static_cast<std::size_t>(i)], g, run, static_cast<std::size_t>(i), lo + n * i / count,
                     lo + n * (i + 1) / count);
-    run_pieces(a.pieces_.data(), a.worker_of_.data(), a.pieces_.size(), g);
+    run_pieces(a.pieces_.data(), a.worker_of_.data(), a.pieces_.size(), g, false);
     remap(a, p);
   }
 

@@ -235,9 +235,10 @@ struct parent_first_job : frame {
 void route_spawn(group_state& g, frame* f);
 // Posts a parent-first child to worker `target`'s inbox (the loop layer's
 // static partitions and loop affinity); counted as outstanding in its group.
+// owner_only: no other worker may take it from the inbox (a static block).
 // Returns false, having done nothing, when that inbox is full or `target` is
 // not a worker: the caller then runs the child itself.
-bool post_child(group_state& g, parent_first_job* job, int target) noexcept;
+bool post_child(group_state& g, parent_first_job* job, int target, bool owner_only) noexcept;
 void* allocate_job(std::size_t bytes);            // per-worker pool; never null
 void free_job(void* p, std::size_t bytes) noexcept;
 frame* run_parent_first_job(frame* f);            // by whoever took it
