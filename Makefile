@@ -10,7 +10,8 @@
 # inputs), make bench-sim (the suite on the simulated NUMA-WS machine,
 # likely over an hour now that every policy runs there), make demo, make test-repeat (the concurrency
 # tests five times over), make test-asan,
-# make test-tsan (SANITIZE_BENCH=ON: with the benchmarks), make package (the Debian package, docs/packaging.md).
+# make test-tsan (SANITIZE_BENCH=ON: with the benchmarks), make package (the Debian package, docs/packaging.md),
+# make reproduce-<paper> (a paper's tables, SIMULATED: docs/reproduction.md).
 
 BUILD      ?= build
 GENERATOR  ?= Ninja
@@ -116,6 +117,14 @@ bench-full: build
 	@$(PYTHON) bench/report/report.py $(RESULTS)/full.jsonl --out $(RESULTS)/report-full \
 	  --title "locus benchmarks (full sizes)" >/dev/null
 	@echo "report: $(RESULTS)/report-full/report.html"
+
+# One paper's experiments regenerated from scratch, make reproduce-<paper>
+# (tools/reproduce.py runs bench/reproduce/<paper>.py's locus-bench runs and
+# table scripts; results/reproduce-<paper>/tables.md). docs/reproduction.md
+# gives each paper's time and results; `tools/reproduce.py --list` the
+# papers with a spec.
+reproduce-%: build-run
+	@$(PYTHON) tools/reproduce.py $* --bench $(BUILD)/bin/locus-bench
 
 test: build
 	@ctest --test-dir $(BUILD) --output-on-failure -j 2

@@ -10,7 +10,8 @@ locus:nabbitc+bad-colors, locus:nabbitc+invalid-colors and locus:ws+static
 (the loop version in OpenMP static's partition; omp:static where the
 results are measured on threads). Prints Markdown:
 
-- figure 6: speedup T_S / T_P of OpenMP static, Nabbit and NabbitC;
+- figure 6: speedup T_S / T_P of OpenMP static, Nabbit and NabbitC (and
+  NabbitC with our hand-offs, locus:nabbitc[hand-offs], where present);
 - figure 7: remote accesses, as section V-B's node-level measure (the
   cell's summary) and, under the simulator, the true share: remote L3 hits
   and remote DRAM lines over every line served beyond L2;
@@ -30,6 +31,8 @@ from results import verified_cells, where
 
 NABBIT, NABBITC = "locus:ws", "locus:nabbitc"
 BAD, INVALID = "locus:nabbitc+bad-colors", "locus:nabbitc+invalid-colors"
+# NabbitC with our hand-offs option on (tools/reproduce.py's run suffix).
+HANDED = "locus:nabbitc[hand-offs]"
 STATIC = ("locus:ws+static", "omp:static")
 
 
@@ -73,21 +76,25 @@ def main(paths):
     def ratio(a, b):
         return a / b if a is not None and b else None
 
-    print("Figure 6, speedup T_S / T_P (OpenMP static / Nabbit / NabbitC), and figure 7, remote accesses "
-          "(section V-B measure / true share), Nabbit and NabbitC:\n")
-    print("| benchmark | setting | P | T_S (s) | OpenMP static | Nabbit | NabbitC | Nabbit remote | NabbitC remote |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    handed = any(v == HANDED for (_, _, v, _) in cells)
+    policies = (NABBIT, NABBITC, HANDED) if handed else (NABBIT, NABBITC)
+    names = ["Nabbit", "NabbitC"] + (["NabbitC + hand-offs (ours)"] if handed else [])
+    print("Figure 6, speedup T_S / T_P (OpenMP static / " + " / ".join(names) + "), and figure 7, remote "
+          "accesses (section V-B measure / true share):\n")
+    print("| benchmark | setting | P | T_S (s) | OpenMP static | " + " | ".join(names) + " | "
+          + " | ".join(f"{n} remote" for n in names) + " |")
+    print("|---|---|---|---|---|" + "---|" * (2 * len(names)))
     for (bench, s), ps in sorted(runs.items()):
         serial = t(bench, s, "serial", 1)
         for p in sorted(ps):
             static = next((t(bench, s, v, p) for v in STATIC if t(bench, s, v, p) is not None), None)
             remote = []
-            for v in (NABBIT, NABBITC):
+            for v in policies:
                 c = cells.get((bench, s, v, p))
                 remote.append("-" if c is None else f"{fmt(measure(c), '.1f')}% / {fmt(true_remote(c), '.1f')}%")
+            speedups = [fmt(ratio(serial, t(bench, s, v, p)), ".1f") for v in policies]
             print(f"| {bench} | {s} | {p} | {fmt(serial, '.4f')} | {fmt(ratio(serial, static), '.1f')} | "
-                  f"{fmt(ratio(serial, t(bench, s, NABBIT, p)), '.1f')} | "
-                  f"{fmt(ratio(serial, t(bench, s, NABBITC, p)), '.1f')} | {remote[0]} | {remote[1]} |")
+                  + " | ".join(speedups) + " | " + " | ".join(remote) + " |")
     for title, variant in (("Table II, bad colors", BAD), ("Table III, invalid colors", INVALID)):
         print(f"\n{title}: T_Nabbit / T_NabbitC per worker count, mean and standard deviation over them:\n")
         print("| benchmark | setting | " + " | ".join(f"P={p}" for p in sorted({p for ps in runs.values() for p in ps}))
