@@ -15,6 +15,7 @@ results are measured on threads). Prints Markdown:
 - figure 7: remote accesses, as section V-B's node-level measure (the
   cell's summary) and, under the simulator, the true share: remote L3 hits
   and remote DRAM lines over every line served beyond L2;
+- figures 8 and 9: successful steals, and idle time per worker;
 - tables II and III: T_Nabbit / T_NabbitC with bad and with invalid colors
   (the paper's "speedup of NabbitC over Nabbit"), with their mean and
   standard deviation over the worker counts, as the paper gives them.
@@ -95,6 +96,23 @@ def main(paths):
             speedups = [fmt(ratio(serial, t(bench, s, v, p)), ".1f") for v in policies]
             print(f"| {bench} | {s} | {p} | {fmt(serial, '.4f')} | {fmt(ratio(serial, static), '.1f')} | "
                   + " | ".join(speedups) + " | " + " | ".join(remote) + " |")
+    def field(bench, s, v, p, key):
+        c = cells.get((bench, s, v, p))
+        return None if c is None or key not in c else c[key]
+
+    print("\nFigure 8, successful steals, and figure 9, idle time per worker (ms; the paper's figure 9 is "
+          "the idle time its first colored steal costs, which is part of it):\n")
+    print("| benchmark | setting | P | " + " | ".join(f"{n} steals" for n in names) + " | "
+          + " | ".join(f"{n} idle" for n in names) + " |")
+    print("|---|---|---|" + "---|" * (2 * len(names)))
+    for (bench, s), ps in sorted(runs.items()):
+        for p in sorted(ps):
+            steals = [fmt(field(bench, s, v, p, "steals"), "d") for v in policies]
+            idle = []
+            for v in policies:
+                i = field(bench, s, v, p, "idle_s")
+                idle.append(fmt(None if i is None else 1e3 * i / p, ".2f"))
+            print(f"| {bench} | {s} | {p} | " + " | ".join(steals) + " | " + " | ".join(idle) + " |")
     for title, variant in (("Table II, bad colors", BAD), ("Table III, invalid colors", INVALID)):
         print(f"\n{title}: T_Nabbit / T_NabbitC per worker count, mean and standard deviation over them:\n")
         print("| benchmark | setting | " + " | ".join(f"P={p}" for p in sorted({p for ps in runs.values() for p in ps}))
