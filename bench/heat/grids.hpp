@@ -16,9 +16,11 @@ namespace heat {
 // Every cell, boundary included, starts in [1, 2] in a pattern that varies in
 // both directions, so the stencil has real work to do from the first step.
 // Both grids get it, each placed in blocks of rows (common/places.hpp).
-inline void prepare_grids(std::vector<double>& even, std::vector<double>& odd, std::int64_t n) {
+// Grids have `rows` rows of n cells (square unless rows is given).
+inline void prepare_grids(std::vector<double>& even, std::vector<double>& odd, std::int64_t n, std::int64_t rows = -1) {
+  if (rows < 0) rows = n;
   for (std::vector<double>* grid : {&even, &odd})
-    for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t j = 0; j < n; ++j)
         (*grid)[static_cast<std::size_t>(i * n + j)] = 1.0 + static_cast<double>((7 * i + 13 * j) % 17) / 16.0;
   bench::place_blocks(std::span(even));
@@ -28,9 +30,10 @@ inline void prepare_grids(std::vector<double>& even, std::vector<double>& odd, s
 // The stencil has no reductions and every cell is computed by the same
 // expression whichever worker runs it, so the result must equal the serial
 // one bit for bit. Returns "" or what differs.
-inline std::string grid_mismatch(const double* result, const std::vector<double>& reference, std::int64_t n) {
+inline std::string grid_mismatch(const double* result, const std::vector<double>& reference, std::int64_t n,
+                                 std::int64_t rows = -1) {
   if (result == nullptr) return "no result";
-  const std::int64_t cells = n * n;
+  const std::int64_t cells = (rows < 0 ? n : rows) * n;
   std::int64_t wrong = 0, first = -1;
   for (std::int64_t c = 0; c < cells; ++c)
     if (result[c] != reference[static_cast<std::size_t>(c)]) {

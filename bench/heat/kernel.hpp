@@ -56,7 +56,9 @@ inline void update_rows(const double* src, double* dst, std::int64_t n, std::int
 // boundary. Returns the grid holding the final state. `grain` is the number of
 // rows per loop piece.
 template <class P>
-double* run_steps(double* even, double* odd, std::int64_t n, std::int64_t steps, std::int64_t grain) {
+double* run_steps(double* even, double* odd, std::int64_t n, std::int64_t steps, std::int64_t grain,
+                  std::int64_t rows = -1) {
+  if (rows < 0) rows = n;  // rows of n cells; square by default
   P::region([&] {
     for (std::int64_t step = 0; step < steps; ++step) {
       // Every thread of an OpenMP team runs this loop, so the roles of the two
@@ -68,8 +70,8 @@ double* run_steps(double* even, double* odd, std::int64_t n, std::int64_t steps,
       // (NUMA-WS V: heat with hints and per-place data).
       // Its working set (multi-level policies): both grids' interior rows.
       bench::place_loop<P>(
-          1, n - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); },
-          2 * static_cast<std::size_t>(n - 2) * static_cast<std::size_t>(n) * sizeof(double));
+          1, rows - 1, grain, [&](std::int64_t lo, std::int64_t hi) { update_rows(src, dst, n, lo, hi); },
+          2 * static_cast<std::size_t>(rows - 2) * static_cast<std::size_t>(n) * sizeof(double));
     }
   });
   return steps % 2 == 0 ? even : odd;

@@ -16,6 +16,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -32,15 +33,16 @@ namespace {
 
 class heat_graph_instance final : public bench::instance {
  public:
-  heat_graph_instance(std::int64_t n, std::int64_t steps, std::int64_t block)
-      : n_(n), steps_(steps), block_(block), blocks_((n - 2 + block - 1) / block), even_(cells()), odd_(cells()) {
+  heat_graph_instance(std::int64_t n, std::int64_t rows, std::int64_t steps, std::int64_t block)
+      : n_(n), rows_(rows), steps_(steps), block_(block), blocks_((rows - 2 + block - 1) / block), even_(cells()),
+        odd_(cells()) {
     prepare();
     run_serial();
     reference_.assign(result_, result_ + cells());
   }
 
   void prepare() override {
-    heat::prepare_grids(even_, odd_, n_);
+    heat::prepare_grids(even_, odd_, n_, rows_);
     result_ = nullptr;
   }
 
@@ -48,13 +50,13 @@ class heat_graph_instance final : public bench::instance {
     locality_ = bench::run_graph_variant(v, *this);
   }
 
-  std::string verify() override { return heat::grid_mismatch(result_, reference_, n_); }
+  std::string verify() override { return heat::grid_mismatch(result_, reference_, n_, rows_); }
 
   std::string summary() override {
     const double checksum = result_ == nullptr ? 0.0 : std::accumulate(result_, result_ + cells(), 0.0);
     std::ostringstream s;
     s.precision(12);
-    s << n_ << "x" << n_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
+    s << rows_ << "x" << n_ << ", " << steps_ << " steps, " << blocks_ << " blocks of " << block_
       << " rows, checksum " << checksum;
     s << bench::locality_note(locality_);
     return s.str();
@@ -65,12 +67,12 @@ class heat_graph_instance final : public bench::instance {
   template <class B>
   friend std::optional<locus::graph_locality> bench::run_graph_variant(const bench::variant&, B&);
 
-  std::int64_t cells() const { return n_ * n_; }
+  std::int64_t cells() const { return rows_ * n_; }
   double* grid(std::int64_t t) { return t % 2 == 0 ? even_.data() : odd_.data(); }
 
   // Block b of step t: rows [1 + b * block, ...) of grid t + 1 from grid t.
   void update_block(std::int64_t t, std::int64_t b) {
-    const std::int64_t lo = 1 + b * block_, hi = std::min(n_ - 1, lo + block_);
+    const std::int64_t lo = 1 + b * block_, hi = std::min(rows_ - 1, lo + block_);
     heat::update_rows(grid(t), grid(t + 1), n_, lo, hi);
   }
 
@@ -83,7 +85,7 @@ class heat_graph_instance final : public bench::instance {
   // oneTBB and OpenMP: the loop version of the same stencil.
   template <class P>
   void run_baseline() {
-    result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, block_);
+    result_ = heat::run_steps<P>(even_.data(), odd_.data(), n_, steps_, block_, rows_);
   }
 
   // The stencil graph of graph_bench.hpp over this benchmark's blocks.
@@ -94,7 +96,7 @@ class heat_graph_instance final : public bench::instance {
     return measured;
   }
 
-  std::int64_t n_, steps_, block_, blocks_;
+  std::int64_t n_, rows_, steps_, block_, blocks_;
   std::vector<double> even_, odd_, reference_;
   const double* result_ = nullptr;
   std::optional<locus::graph_locality> locality_;  // of the last run, if it was a task graph's
@@ -108,10 +110,12 @@ const bench::registrar heat_graph{{
     "static partition of the rows gives the block. oneTBB and OpenMP run the loop version.",
     true,
     [](bench::size_class s, bench::params& p) -> std::unique_ptr<bench::instance> {
-      const auto n = p.get("n", 200, 4096, 16384, s, "grid side (cells); two grids of n*n doubles", {3, INT32_MAX});
+      const auto n = p.get("n", 200, 4096, 16384, s, "grid side (cells); two grids of rows*n doubles", {3, INT32_MAX});
+      const auto rows = p.get("rows", 0, 0, 0, s, "rows of each grid (0: n, a square grid)", {0, INT32_MAX});
+      if (rows != 0 && rows < 3) throw std::invalid_argument("heat-graph: rows=" + std::to_string(rows) + " (accepted: 0 or at least 3)");
       const auto steps = p.get("steps", 6, 30, 100, s, "time steps", {0});
       const auto block = p.get("block", 8, 32, 64, s, "rows per node (and per loop piece)", {1});
-      return std::make_unique<heat_graph_instance>(n, steps, block);
+      return std::make_unique<heat_graph_instance>(n, rows == 0 ? n : rows, steps, block);
     }}};
 
 }  // namespace

@@ -4,20 +4,14 @@ Xeon E7-8860), 20 to 80 workers packed onto the fewest sockets.
 
 Granularity (REPRODUCTION.md, rule 3): Table I's heat, fdtd and life have
 102,400 nodes over 5 iterations, 20,480 nodes per step (256 per worker at
-80 workers). fdtd and life have the same here, one row per node (fdtd on
-20,480 rows of 1,024, life on a 20,482-row grid). The paper's grids are
-larger (n = 16384, m = 655360); ours keep what the result depends on
-besides the node count: every step streams from DRAM (life's two grids
-are 0.8 GB and fdtd's three fields 0.5 GB, against the eight L3s' 192 MB).
-A node's rows are smaller than the paper's, so a node's data fits its
-core's L2 here and not there: named beside the results in
-docs/reproduction.md.
-
-heat-graph's grid is square, so 20,480 rows make two 3.4 GB grids, which
-the simulator takes some 5 minutes per cell to run on this machine kind;
-it runs here at 8,192 nodes per step (n = 8194, 1 GB: 102 nodes per
-worker at 80 workers, 410 at 20), 40% of the paper's granularity, which
-the tables say.
+80 workers). Ours have the same, one row per node: heat on 20,482 rows of
+2,048 cells, fdtd on 20,480 rows of 1,024, life on a 20,482-row square
+grid. The paper's grids are larger (n = 16384, m = 655360); ours keep what
+the result depends on besides the node count: every step streams from DRAM
+(heat's two grids are 0.67 GB, life's 0.84 GB and fdtd's three fields
+0.5 GB, against the eight L3s' 192 MB, 24 MB a socket). A node's rows are
+smaller than the paper's, so a node's data fits its core's L2 here and not
+there: named beside the results in docs/reproduction.md.
 
 Nabbit is locus:ws running the same graphs, NabbitC locus:nabbitc with the
 paper's algorithm (its defaults), "+ hand-offs" the same with our
@@ -34,7 +28,7 @@ _ALL = "locus:ws,locus:nabbitc,locus:nabbitc+bad-colors,locus:nabbitc+invalid-co
 _CELLS = [
     ("fdtd-graph", ["--param", "nx=20480", "--param", "ny=1024", "--param", "block=1", "--param", "steps=5"], _ALL),
     ("life-graph", ["--param", "n=20482", "--param", "block=1", "--param", "steps=5"], _ALL),
-    ("heat-graph", ["--param", "n=8194", "--param", "block=1", "--param", "steps=5"], _ALL),
+    ("heat-graph", ["--param", "rows=20482", "--param", "n=2048", "--param", "block=1", "--param", "steps=5"], _ALL),
 ]
 
 RUNS = []
