@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "locus/locus.hpp"
@@ -578,17 +580,17 @@ TEST(Flattening, ManyAtOnceMatchSerialSimulated) {
   EXPECT_GE(flattened, 12u);
 }
 
-// sb: one group that fits an L3 is anchored to the L3 of the worker that
-// opens it (nothing else is anchored, so there is room), and its whole
-// subtree runs on that socket; the room is given back at its sync, so the
-// next run anchors again.
+// sb: one group that befits an L3 (at most sigma = 0.5 of its 38.5 MiB)
+// is anchored to the L3 of the worker that opens it (nothing else is
+// anchored, so there is room), and its whole subtree runs on that socket;
+// the room is given back at its sync, so the next run anchors again.
 TEST(SbAnchors, AGroupThatFitsAnL3StaysOnItsSocket) {
   sized_tree t;
   t.build(9, 0, true);
-  // The root's group spans the machine; its first child's fits an L3.
+  // The root's group spans the machine; its first child's befits an L3.
   const int g = t.nodes[0].children[0];
   t.nodes[0].bytes = std::size_t{1} << 40;
-  t.nodes[static_cast<std::size_t>(g)].bytes = std::size_t{30} << 20;
+  t.nodes[static_cast<std::size_t>(g)].bytes = std::size_t{18} << 20;
   locus::runtime rt(simulated("sb", 56, 1));
   for (int run = 0; run < 3; ++run) {
     const ml_run r = run_tree(t);
@@ -630,6 +632,115 @@ TEST(SbAnchors, ForkAndLoopFootprintsReachThePolicy) {
   EXPECT_EQ(anchored_by([&] { locus::parallel_for(0, 1024, 16, body); }), 0u);
   EXPECT_GE(anchored_by([&] { locus::parallel_for(0, 1024, 16, body, locus::footprint(8 * mb)); }), 1u);
   EXPECT_EQ(sum.load(), 1 + 2 + 1 + 2 + 1 + 2 + 1024 + 1024);
+}
+
+// sb's dilation (SB-D, seed 003 section 6.1: sigma = 0.5): a group is
+// anchored to a cache only if its footprint is at most sigma times the
+// cache's capacity. On the paper's machine (38.5 MiB L3s, 1 MiB L2s) a
+// 25 MiB group fits an L3 but is not anchored by default (the next cache
+// up is memory); with sigma = 1 it is; a 15 MiB group is, by default; a
+// 0.5 MiB group befits a worker's L2 and is anchored there (its tasks then
+// run on that worker alone).
+TEST(SbParameters, SigmaDecidesWhichCacheAGroupBefits) {
+  const std::size_t mb = std::size_t{1} << 20;
+  auto counted = [](const char* name) {
+    std::uint64_t n = 0;
+    for (const auto& w : locus::get_stats().workers) n += w.counter(name);
+    return n;
+  };
+  std::atomic<long> sum{0};
+  auto fork_of = [&](std::size_t bytes) {
+    locus::reset_stats();
+    locus::task_group root;
+    root.spawn([&] {
+      locus::fork_join(locus::with([&] { sum.fetch_add(1); }, locus::footprint(bytes / 2)),
+                       locus::with([&] { sum.fetch_add(2); }, locus::footprint(bytes - bytes / 2)));
+    });
+    root.sync();
+  };
+  {
+    locus::runtime rt(simulated("sb", 56, 1));
+    fork_of(25 * mb);
+    EXPECT_EQ(counted("anchored"), 0u) << "25 MiB > 0.5 x 38.5 MiB";
+    fork_of(15 * mb);
+    EXPECT_EQ(counted("anchored"), 1u);
+    EXPECT_EQ(counted("private_anchored"), 0u);
+    fork_of(mb / 2);
+    EXPECT_EQ(counted("anchored"), 1u);
+    EXPECT_EQ(counted("private_anchored"), 1u) << "0.5 MiB <= 0.5 x 1 MiB: a worker's L2";
+  }
+  {
+    locus::runtime_options o = simulated("sb", 56, 1);
+    o.policy_options = {{"sigma", "1"}};
+    locus::runtime rt(o);
+    fork_of(25 * mb);
+    EXPECT_EQ(counted("anchored"), 1u) << "sigma = 1: 25 MiB fits an L3";
+  }
+  EXPECT_EQ(sum.load(), 4 * 3);
+}
+
+// sb's mu (SB-D: 0.2): a group anchored below a cache that its task
+// skipped (its task anchored above that cache) charges the cache min(mu x
+// capacity, footprint). Two workers under one 2 MiB L3 with 1 MiB L2s,
+// sigma = 1: group A (1 MiB, opened by a task anchored to memory) is
+// anchored to its worker's L2 and charges the L3 0.4 MiB (mu = 0.2) or
+// 1 MiB (mu = 1); while A is open, the other worker opens group B
+// (1.5 MiB, befits the L3), which has room beside 0.4 MiB but not beside
+// 1 MiB.
+TEST(SbParameters, MuCapsWhatASkippedCacheIsCharged) {
+  for (const char* mu : {"0.2", "1"}) {
+    locus::runtime_options o;
+    o.policy = "sb";
+    o.workers = 2;
+    o.topology = "1x2:L3=2M,L2=1M";
+    o.policy_options = {{"sigma", "1"}, {"mu", mu}};
+    locus::runtime rt(o);
+    locus::reset_stats();
+    std::atomic<bool> a_open{false}, b_tried{false};
+    const std::size_t kb = 1024;
+    locus::task_group root;  // no footprint: its children stay anchored to memory
+    root.spawn([&] {
+      locus::task_group a(locus::footprint(1024 * kb));
+      a.spawn([&] {
+        a_open = true;
+        while (!b_tried) std::this_thread::yield();
+      });
+      a.sync();
+    });
+    root.spawn([&] {
+      while (!a_open) std::this_thread::yield();
+      locus::task_group b(locus::footprint(1536 * kb));
+      b.spawn([&] { b_tried = true; });
+      b.sync();
+    });
+    root.sync();
+    std::uint64_t anchored = 0, private_anchored = 0, no_room = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      anchored += w.counter("anchored");
+      private_anchored += w.counter("private_anchored");
+      no_room += w.counter("no_room");
+    }
+    EXPECT_EQ(private_anchored, 1u) << "mu " << mu;
+    if (std::string(mu) == "0.2") {
+      EXPECT_EQ(anchored, 2u) << "B fits beside A's 0.4 MiB";
+      EXPECT_EQ(no_room, 0u);
+    } else {
+      EXPECT_EQ(anchored, 1u) << "B does not fit beside A's 1 MiB";
+      EXPECT_EQ(no_room, 1u);
+    }
+  }
+}
+
+// The options are checked: sigma in (0, 1], mu in [0, 1].
+TEST(SbParameters, OptionsOutsideTheirRangeAreRejected) {
+  for (auto [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"sigma", "0"}, {"sigma", "1.5"}, {"mu", "-0.1"}, {"mu", "x"}}) {
+    locus::runtime_options o;
+    o.policy = "sb";
+    o.workers = 1;
+    o.policy_options = {{name, value}};
+    EXPECT_THROW(locus::runtime rt(o), locus::config_error) << name << "=" << value;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, Multilevel, ::testing::Values("ml-ws", "ml-adws", "sb"), [](const auto& info) {

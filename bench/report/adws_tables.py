@@ -25,6 +25,10 @@ from collections import defaultdict
 from results import verified_cells, where
 
 POLICIES = ["ws", "adws", "ml-ws", "ml-adws", "sb"]
+# What the sb column is: the paper's SB-D parameters, with locus's
+# differences from it (src/policy/multilevel/README.md).
+SB_NOTE = ("sb: SB-D's sigma = 0.5 and mu = 0.2 (the paper's), sizes per task group rather than per task, "
+           "no per-cache task queues (src/policy/multilevel/README.md).")
 
 
 def l3_misses(cell):
@@ -43,6 +47,7 @@ def main(path, layout, local):
         cells[(c["benchmark"], setting(c), c["variant"])] = c
         label.add(where(c))
     print("Results: " + "; ".join(sorted(label)) + ".\n")
+    print(SB_NOTE + "\n")
     by_bench = defaultdict(list)
     for (bench, s, _v) in cells:
         if s not in by_bench[bench]:

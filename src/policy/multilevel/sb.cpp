@@ -1,6 +1,11 @@
 #include "policy/multilevel/sb.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "util/parse_setting.hpp"
 
 namespace locus::detail {
 namespace {
@@ -16,10 +21,30 @@ constexpr std::uint64_t line_bytes = 64;
 int node_of(std::uint32_t word) { return std::max(0, static_cast<int>(word & node_bits) - 1); }
 std::uint32_t tag(int node) { return static_cast<std::uint32_t>(node + 1); }
 
+// sigma: a number in (0, 1]; mu: in [0, 1] (0: a task that skips a level
+// charges nothing there).
+double parse_fraction(std::string_view setting, std::string_view text, bool zero_ok) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v) || v > 1 || v < 0 || (v == 0 && !zero_ok))
+    reject_setting(setting, text, zero_ok ? "a number from 0 to 1" : "a number above 0, at most 1");
+  return v;
+}
+
 }  // namespace
 
 sb_policy::sb_policy(policy_context& c)
-    : policy_base(c), tree_(c.topo(), c.places()), used_(static_cast<std::size_t>(tree_.size())) {
+    : policy_base(c),
+      tree_(c.topo(), c.places()),
+      used_(static_cast<std::size_t>(tree_.size())),
+      sigma_(parse_fraction("LOCUS_SB_SIGMA", c.option("sigma"), false)),
+      mu_(parse_fraction("LOCUS_SB_MU", c.option("mu"), true)) {
   for (int w = 0; w < c.num_workers(); ++w) {
     lowest_shared_.push_back(tree_.at(tree_.leaf_of(w)).parent);
     // Groups reach open_group (hook_work_hints); pushes carry their cache
@@ -44,17 +69,40 @@ bool sb_policy::reserve(int node, std::uint64_t lines) {
   return true;
 }
 
+std::uint64_t sb_policy::skip_charge(int node, std::uint64_t lines) const {
+  const auto cap = static_cast<double>(tree_.at(node).capacity / line_bytes);
+  return std::min(lines, static_cast<std::uint64_t>(mu_ * cap));
+}
+
+void sb_policy::release(int anchor, int outer, std::uint64_t lines, int until) {
+  used_[static_cast<std::size_t>(anchor)].lines.fetch_sub(lines, std::memory_order_acq_rel);
+  for (int m = tree_.at(anchor).parent; m >= 0 && m != outer && m != until; m = tree_.at(m).parent)
+    used_[static_cast<std::size_t>(m)].lines.fetch_sub(skip_charge(m, lines), std::memory_order_acq_rel);
+}
+
 // The smallest cache on this worker's path, below the one its task is
-// anchored to, that the group fits and that has room.
+// anchored to, that the group befits (footprint <= sigma * capacity) and
+// that has room, with room for its skip-level charge (mu) at every cache
+// between the two.
 bool sb_policy::open_group(worker_view& w, task_context& group, std::size_t footprint) {
   if (footprint == unknown_footprint) return false;
   const std::uint32_t from = w.ctx.policy[0] & node_bits;
   const int outer = node_of(from);
   const std::uint64_t lines =
       std::clamp<std::uint64_t>((footprint + line_bytes - 1) / line_bytes, 1, std::uint64_t{0x7fffffff});
-  for (int n = lowest_shared_[static_cast<std::size_t>(w.id)]; n > 0 && n != outer; n = tree_.at(n).parent) {
-    if (footprint > tree_.at(n).capacity) continue;  // a larger cache up the path may take it
-    if (!reserve(n, lines)) {
+  for (int n = tree_.leaf_of(w.id); n > 0 && n != outer; n = tree_.at(n).parent) {
+    // A larger cache up the path may take it.
+    if (static_cast<double>(footprint) > sigma_ * static_cast<double>(tree_.at(n).capacity)) continue;
+    bool room = reserve(n, lines);
+    if (room) {
+      for (int m = tree_.at(n).parent; m != outer; m = tree_.at(m).parent) {
+        if (reserve(m, skip_charge(m, lines))) continue;
+        release(n, outer, lines, m);  // what was charged below m
+        room = false;
+        break;
+      }
+    }
+    if (!room) {
       ctx->count(w, no_room);
       continue;
     }
@@ -63,25 +111,25 @@ bool sb_policy::open_group(worker_view& w, task_context& group, std::size_t foot
     group.policy[2] = from;
     w.ctx.policy[0] = tag(n);
     ctx->count(w, anchored);
+    if (tree_.is_leaf(n)) ctx->count(w, private_anchored);
     ctx->trace(w, "anchor", n);
     return true;
   }
   return false;
 }
 
-// A child keeps its group's cache. Workers with a shared cache below their
-// task's answer local_distributed, so that fork_join forks as a task group
-// whose first spawn may anchor it.
+// A child keeps its group's cache. A worker with a cache below its group's
+// answers local_distributed, so that fork_join forks as a task group whose
+// first spawn may anchor it.
 share_route sb_policy::share_work(worker_view& w, const task_context& group, task_context& child, double, double) {
   child.policy[0] &= node_bits;
   child.policy[1] = child.policy[2] = 0;
-  const int lowest = lowest_shared_[static_cast<std::size_t>(w.id)];
-  return lowest > 0 && lowest != node_of(group.policy[0]) ? share_route::local_distributed : share_route::local;
+  return tree_.leaf_of(w.id) != node_of(group.policy[0]) ? share_route::local_distributed : share_route::local;
 }
 
 void sb_policy::share_done(worker_view& w, const task_context& group, const task_context* child) {
   if (child != nullptr || (group.policy[0] & anchor_mark) == 0) return;
-  used_[static_cast<std::size_t>(node_of(group.policy[0]))].lines.fetch_sub(group.policy[1], std::memory_order_acq_rel);
+  release(node_of(group.policy[0]), node_of(group.policy[2]), group.policy[1]);
   w.ctx.policy[0] = group.policy[2];
 }
 
@@ -115,8 +163,22 @@ policy_entry sb_entry() {
   return {
       .name = "sb",
       .make = &make_policy_of<sb_policy>,
+      .options = {{.name = "sigma",
+                   .env = "LOCUS_SB_SIGMA",
+                   .accepted = "a number above 0, at most 1",
+                   .default_value = "0.5",
+                   .help = "dilation: a group is anchored to the smallest cache whose capacity times sigma holds its "
+                           "footprint (SB-D as seed 003 ran it: 0.5)",
+                   .check = [](std::string_view s, std::string_view v) { parse_fraction(s, v, false); }},
+                  {.name = "mu",
+                   .env = "LOCUS_SB_MU",
+                   .accepted = "a number from 0 to 1",
+                   .default_value = "0.2",
+                   .help = "a group anchored below a cache its task skipped charges it min(mu * capacity, footprint) "
+                           "(SB-D as seed 003 ran it: 0.2)",
+                   .check = [](std::string_view s, std::string_view v) { parse_fraction(s, v, true); }}},
       // In the order of sb_policy::counter.
-      .counters = {"anchored", "no_room", "near_steals", "far_steals"},
+      .counters = {"anchored", "no_room", "near_steals", "far_steals", "private_anchored"},
   };
 }
 
