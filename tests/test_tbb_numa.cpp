@@ -13,6 +13,7 @@
 
 #include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
+#include "policy/tbb_numa/tbb_numa.hpp"
 #include "support/random_tree.hpp"
 
 namespace {
@@ -233,4 +234,22 @@ TEST(TbbNumaThreads, OnlyChildrenForAnotherPlaceAreMailed) {
   EXPECT_EQ(total.counter("mailed"), elsewhere + 3 + 1);  // + the busy task
   EXPECT_EQ(total.counter("revoked"), elsewhere + 3);
   EXPECT_EQ(total.counter("received") + total.counter("stolen"), 1u);  // the busy task
+}
+
+// The shutdown check of a proxy left in a mailbox is a checked error in
+// every build (it was an assert, gone from release builds): a proxy whose
+// deque side ran its child passes; one nobody claimed (its child never
+// ran) stops the program with a message.
+TEST(TbbNumaDeathTest, AChildLeftUnrunAtShutdownIsACheckedError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  locus::detail::tbb_numa_policy::proxy ran;
+  ran.claims.store(1);
+  locus::detail::check_ran_at_shutdown(ran);  // returns
+  EXPECT_DEATH(
+      {
+        locus::detail::tbb_numa_policy::proxy unrun;
+        unrun.owner = 3;
+        locus::detail::check_ran_at_shutdown(unrun);
+      },
+      "tbb-numa: a child was left unrun in a mailbox at shutdown");
 }

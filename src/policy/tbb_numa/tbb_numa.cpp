@@ -1,6 +1,8 @@
 #include "policy/tbb_numa/tbb_numa.hpp"
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 namespace locus::detail {
@@ -70,10 +72,22 @@ tbb_numa_policy::~tbb_numa_policy() {
   // running here, so back to the allocator allocate_job took them from.
   for (std::size_t i = 0; i < static_cast<std::size_t>(ctx->arenas()) * static_cast<std::size_t>(places_); ++i)
     for (proxy* x : mail_[i].queue) {
-      assert(x->claims.load() == 1 && "a child left unrun in a mailbox");
+      check_ran_at_shutdown(*x);
       x->~proxy();
       ::operator delete(x);
     }
+}
+
+// A proxy left in a mailbox at shutdown must have been claimed once, by its
+// deque side: otherwise its child never ran, and the program's result is
+// wrong. Checked in every build (not an assert): a message and abort.
+void check_ran_at_shutdown(const tbb_numa_policy::proxy& p) noexcept {
+  if (p.claims.load(std::memory_order_acquire) == 1) return;
+  std::fprintf(stderr,
+               "locus: tbb-numa: a child was left unrun in a mailbox at shutdown (its proxy has %d claims, "
+               "expected 1; spawned by worker %d)\n",
+               p.claims.load(std::memory_order_relaxed), p.owner);
+  std::abort();
 }
 
 // ------------------------------------------------------------ spawning

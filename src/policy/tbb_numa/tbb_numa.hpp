@@ -120,6 +120,11 @@ class tbb_numa_policy final : public policy_base {
 };
 
 
+// Shutdown's check of a proxy left in a mailbox: its deque side must have
+// claimed it (the child ran). Otherwise a message on stderr and abort(), in
+// every build.
+void check_ran_at_shutdown(const tbb_numa_policy::proxy& p) noexcept;
+
 // Its registry entry: counters mailed, received, revoked, stolen, bypassed,
 // and the simulated cost of a mailbox operation.
 policy_entry tbb_numa_entry();
