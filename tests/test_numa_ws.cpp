@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/runtime_state.hpp"
@@ -460,4 +462,77 @@ TEST(NumaWsRoot, StartsOnTheFirstCoreOfTheFirstPlace) {
     locus::fork_join([&] { place = locus::current_place(); }, [] {});
     ASSERT_EQ(place, 0) << "root " << i;
   }
+}
+
+// ------------------------------------------------------------ liveness
+
+// Two roots from two outside threads, where root A blocks its worker's
+// thread until root B has run: under ws B runs on the other worker; under
+// numa-ws too, although roots are handed to the first worker (section V):
+// while that worker runs A, B starts where it was taken, or is taken back
+// from the hand-off slot. A gives up after 10 s (only a deadlock reaches
+// it) so that a failure fails instead of hanging.
+TEST(NumaWsRoot, ARootWaitingForAnotherRootDoesNotHoldItUp) {
+  for (const char* policy : {"ws", "numa-ws"}) {
+    locus::runtime_options o = numa_ws_on_cores(2);
+    o.policy = policy;
+    locus::runtime rt(o);
+    for (int round = 0; round < 5; ++round) {
+      std::atomic<bool> a_started{false}, b_ran{false};
+      bool a_saw_b = false;
+      std::thread a([&] {
+        locus::fork_join([&] {
+          a_started.store(true);
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (!b_ran.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+          a_saw_b = b_ran.load();
+        }, [] {});
+      });
+      while (!a_started.load()) std::this_thread::yield();
+      std::thread b([&] { locus::fork_join([&] { b_ran.store(true); }, [] {}); });
+      b.join();
+      a.join();
+      ASSERT_TRUE(a_saw_b) << policy << ", round " << round << ": root B waited for root A's worker";
+    }
+  }
+}
+
+// keep_at_sync reserves a mailbox for a frame before it suspends; if the
+// suspend then fails (no fiber stack could be mapped: the sync throws),
+// on_ready never comes for that frame. The reservation is given back at
+// the worker's next call into the policy, instead of staying forever, and
+// an on_ready for another frame does not fill the stale slot. Two
+// workers, places = cores: the reserved mailbox is the other worker's.
+TEST(NumaWsSync, AReservationWhoseSuspendFailedIsGivenBack) {
+  locus::runtime rt(numa_ws_on_cores(2));
+  ASSERT_EQ(locus::num_places(), 2);
+  bool kept_first = true, kept_second = true, kept_here = false;
+  int reserved[4] = {-1, -1, -1, -1};
+  locus::detail::frame* ready = nullptr;
+  locus::detail::frame here;
+  locus::fork_join([&] {
+    auto& policy = static_cast<locus::detail::numa_ws_policy&>(*locus::detail::pool().policy);
+    locus::detail::worker_view& w = *locus::detail::current_worker();
+    locus::detail::frame away;
+    away.ctx = w.ctx;
+    away.ctx.place = static_cast<std::int16_t>(1 - w.place);
+    here.ctx = w.ctx;
+    here.ctx.place = static_cast<std::int16_t>(w.place);
+    kept_first = policy.keep_at_sync(w, away);  // reserves; the suspend "fails"
+    reserved[0] = policy.reserved_mailboxes();
+    kept_here = policy.keep_at_sync(w, here);  // the next sync
+    reserved[1] = policy.reserved_mailboxes();
+    kept_second = policy.keep_at_sync(w, away);  // reserves again; fails again
+    reserved[2] = policy.reserved_mailboxes();
+    ready = policy.on_ready(w, &here, locus::detail::ready_reason::last_child_returned);
+    reserved[3] = policy.reserved_mailboxes();
+  }, [] {});
+  EXPECT_FALSE(kept_first);
+  EXPECT_EQ(reserved[0], 1);
+  EXPECT_TRUE(kept_here);
+  EXPECT_EQ(reserved[1], 0) << "the reservation of a frame that never suspended stayed";
+  EXPECT_FALSE(kept_second);
+  EXPECT_EQ(reserved[2], 1);
+  EXPECT_EQ(ready, &here) << "another frame was put into the stale reservation";
+  EXPECT_EQ(reserved[3], 0);
 }

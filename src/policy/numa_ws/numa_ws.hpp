@@ -83,6 +83,7 @@ class numa_ws_policy final : public policy_base {
   // Owner-only state of each worker.
   struct alignas(64) worker_state {
     int reserved = -1;  // the receiver whose mailbox keep_at_sync reserved
+    const frame* reserved_for = nullptr;  // the frame that reservation is for
   };
   // A slot that keep_at_sync reserved and on_ready will fill: not empty
   // for depositors, not a frame for takers.
@@ -97,6 +98,15 @@ class numa_ws_policy final : public policy_base {
   int claim_mailbox(worker_view& w, int place, frame* fill, int& failed);
   void deposited(worker_view& w, int receiver);
   frame* take_from(worker_view& w, int owner);
+  // A reservation keep_at_sync made for a frame whose suspend failed (the
+  // fiber could not be had: the sync threw) is given back at the worker's
+  // next call into the policy, so that the slot does not stay reserved.
+  void release_stale_reservation(worker_view& w);
+  // One round of the search (find_work without the first worker's state).
+  search_result search_round(worker_view& w);
+  // The root hand-off slot holds a root the first worker may take, or any
+  // worker while the first worker is busy (not searching).
+  bool may_take_handoff(const worker_view& w) const;
   bool earmarked_elsewhere(const worker_view& w, const frame& f) const;
 
   std::unique_ptr<mailbox[]> mailboxes_;
@@ -106,6 +116,16 @@ class numa_ws_policy final : public policy_base {
   int push_threshold_;
   int first_worker_;  // the first core of the first place: where roots start
   mailbox root_handoff_;
+  // The first worker is in its search (or asleep): a root taken elsewhere
+  // is handed to it. False while it runs something it found: a root is then
+  // started where it was taken, and one already in the slot is taken by
+  // any worker, so that a root that blocks the first worker's thread does
+  // not hold up the others (as under ws).
+  std::atomic<bool> first_searching_{true};
+
+ public:
+  // Mailboxes reserved by keep_at_sync and not yet filled (tests).
+  int reserved_mailboxes() const;
 };
 
 
