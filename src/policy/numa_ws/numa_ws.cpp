@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "locus/errors.hpp"
+#include "policy/spi/option_words.hpp"
 
 namespace locus::detail {
 
@@ -61,7 +62,21 @@ policy_entry numa_ws_entry() {
                    .accepted = "an integer from 1 to 255",
                    .default_value = "4",
                    .help = "failed pushes before a worker runs a frame itself (section IV's constant)",
-                   .check = [](std::string_view s, std::string_view v) { parse_push_threshold(s, v); }}},
+                   .check = [](std::string_view s, std::string_view v) { parse_push_threshold(s, v); }},
+                  {.name = "scan_place_mailboxes",
+                   .env = "LOCUS_NUMA_WS_SCAN_PLACE_MAILBOXES",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: an out-of-work worker looks into its place-mates' mailboxes "
+                           "after its own (the paper: its own only, line 26)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "wake_place_mates",
+                   .env = "LOCUS_NUMA_WS_WAKE_PLACE_MATES",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: a deposit into a busy worker's mailbox wakes a sleeping worker "
+                           "of its place (the receiver is woken in any case)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of numa_ws_policy::counter. kept_at_sync: sync-time
       // pushes that failed before the frame suspended (each saved a
       // suspend and a resume); root_handoffs: root tasks handed to the
@@ -146,6 +161,8 @@ numa_ws_policy::numa_ws_policy(policy_context& ctx)
       deposits_(std::make_unique<place_deposits[]>(static_cast<std::size_t>(ctx.places().num_places))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(ctx.num_workers()))),
       push_threshold_(parse_push_threshold("push_threshold", ctx.option("push_threshold"))),
+      scan_place_mailboxes_(parse_on_off("scan_place_mailboxes", ctx.option("scan_place_mailboxes"))),
+      wake_place_mates_(parse_on_off("wake_place_mates", ctx.option("wake_place_mates"))),
       first_worker_(ctx.places().place_workers.front().front()) {
   const std::vector<double> weights = parse_steal_weights("steal_weights", ctx.option("steal_weights"));
   for (int t = 0; t < ctx.num_workers(); ++t) victims_.push_back(make_victim_table(ctx.places(), weights, t));
@@ -192,14 +209,15 @@ int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& f
   return -1;
 }
 
-// A frame is in `receiver`'s mailbox: make it visible to the receiver's
-// place and wake the receiver, or, if it is busy, an idle place-mate.
+// A frame is in `receiver`'s mailbox: count it at the receiver's place
+// and wake the receiver if it sleeps (the paper's workers never sleep), or,
+// under wake_place_mates, if it is busy, an idle place-mate.
 void numa_ws_policy::deposited(worker_view& w, int receiver) {
   ctx->count(w, pushes);
   ctx->trace(w, "push", receiver);
   worker_view& r = ctx->worker_at(receiver);
   deposits_[static_cast<std::size_t>(r.place)].count.fetch_add(1, std::memory_order_seq_cst);
-  if (ctx->wake(r)) return;
+  if (ctx->wake(r) || !wake_place_mates_) return;
   for (int mate : ctx->places().place_workers[static_cast<std::size_t>(r.place)])
     if (mate != receiver && ctx->wake(ctx->worker_at(mate))) return;
 }
@@ -242,7 +260,7 @@ frame* numa_ws_policy::find_local_work(worker_view& w) {
   if (w.id == first_worker_ && may_take_handoff(w))
     if (frame* root = root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel)) return root;
   if (frame* f = take_from(w, w.id)) return f;
-  if (deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_relaxed) > 0)
+  if (scan_place_mailboxes_ && deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_relaxed) > 0)
     for (int mate : ctx->places().place_workers[static_cast<std::size_t>(w.place)])
       if (mate != w.id)
         if (frame* f = take_from(w, mate)) return f;
@@ -271,6 +289,10 @@ frame* numa_ws_policy::steal_from(worker_view& thief, worker_view& victim) {
   return victim.deque.steal();
 }
 
+// Line 28. A stolen fork_join branch is a job, locus's counterpart of the
+// continuation a Cilk thief steals (fork_join steals the child, Cilk the
+// parent's continuation): it carries its parent's place unless hinted, and
+// is pushed on as a stolen full frame is.
 frame* numa_ws_policy::after_steal(worker_view& thief, frame* f) { return pushback(thief, f); }
 
 void numa_ws_policy::release_stale_reservation(worker_view& w) {

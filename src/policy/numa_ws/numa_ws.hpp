@@ -114,6 +114,11 @@ class numa_ws_policy final : public policy_base {
   std::unique_ptr<worker_state[]> state_;
   std::vector<victim_table> victims_;
   int push_threshold_;
+  // Ours, not the paper's (options, off by default): an out-of-work
+  // worker looks into its place-mates' mailboxes; a deposit for a busy
+  // receiver wakes an idle place-mate.
+  bool scan_place_mailboxes_;
+  bool wake_place_mates_;
   int first_worker_;  // the first core of the first place: where roots start
   mailbox root_handoff_;
   // The first worker is in its search (or asleep): a root taken elsewhere
