@@ -14,15 +14,16 @@
 //   - at a sync the push is decided before the frame suspends: keep_at_sync
 //     reserves an empty mailbox, and the frame suspends only if it got one
 //     (a push that fails costs no fiber switch); on_ready fills the slot.
-//   - a deposit is taken promptly: the receiver, or an idle worker of its
-//     place if the receiver is busy, is woken, and every worker of the
-//     place looks into its place's mailboxes when out of work and before it
-//     sleeps (find_local_work, has_work_for).
+//   - a deposit wakes its receiver if it sleeps; options (ours, off by
+//     default) make it prompt when the receiver is busy: wake_place_mates
+//     wakes an idle worker of its place, scan_place_mailboxes has workers
+//     look into their place-mates' mailboxes (find_local_work).
 //   - a thief flips a coin between the victim's deque and its mailbox
 //     (steal_from), and an out-of-work worker checks its own mailbox first
 //     (find_local_work; line 26).
 //   - the root starts on the first core of the first place (section V): a
-//     root task another worker takes is handed to that worker.
+//     root task another worker takes is handed to that worker while it
+//     searches or sleeps (never held for it while it is busy).
 // Section IV's bounds need the mailbox to hold one frame and the number of
 // failed pushes per frame to be capped by a constant (push_threshold).
 #pragma once
@@ -134,8 +135,9 @@ class numa_ws_policy final : public policy_base {
 };
 
 
-// Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS) and
-// push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes,
+// Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS),
+// push_threshold (LOCUS_PUSH_THRESHOLD), and, ours and off by default,
+// scan_place_mailboxes and wake_place_mates; counters mailbox_hits, pushes,
 // push_attempts, kept_at_sync and root_handoffs, and the simulated cost of
 // a mailbox operation.
 policy_entry numa_ws_entry();

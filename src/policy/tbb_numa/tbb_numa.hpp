@@ -14,12 +14,14 @@
 //     of figure 7): a worker out of its own deque receives from its
 //     place's mailbox before it steals.
 //   - the idle counter and the bypass of figure 9: a worker of place p that
-//     has run out of its own deque counts itself idle at p while it
-//     searches; a thief stealing a proxy for another place leaves it
-//     (bypasses the victim) while p's mailbox is idle or p has fewer
-//     active workers than the resource manager allots the arena there
-//     (core/arenas.hpp), since p will receive it soon. A worker is active
-//     at its place in the arena it serves unless it went to sleep.
+//     has run out of its own deque counts itself idle at p until it has
+//     looked into its mailbox; a thief stealing a proxy for another place
+//     leaves it (bypasses the victim) while p's mailbox is idle or p has
+//     fewer active workers than the resource manager allots the arena
+//     there (core/arenas.hpp), since p will receive it soon, and wakes a
+//     worker of p. A worker is active at its place in the arena it serves
+//     unless it went to sleep. Options (ours, off by default) widen both
+//     rules: idle_while_stealing, bypass_plain_frames.
 //   - arenas (4.2): every arena has its own mailbox per place, served only
 //     by the workers of that place that serve the arena.
 //   - revokes (4.4.3): the spawner's own pops (rule 3) never bypass, so a
