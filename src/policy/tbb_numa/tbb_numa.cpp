@@ -224,6 +224,7 @@ frame* tbb_numa_policy::steal_from(worker_view& thief, worker_view& victim) {
   const int arena = thief.arena.load(std::memory_order_relaxed);
   int bypassed_for = -1;
   frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
+    bypassed_for = -1;
     const int place = bypass_place(tag, opts_.bypass_plain_frames);
     // Section 4.4.2: leave an affinitized task for another place to it
     // while that place is idle (it will receive it from its mailbox; under
