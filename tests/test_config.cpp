@@ -83,7 +83,10 @@ TEST(Config, PolicyOptionsResolveByName) {
   setenv("LOCUS_PUSH_THRESHOLD", "7", 1);
   const auto from_env = resolve_settings(o).policy_options;
   using option = std::pair<std::string, std::string>;
-  EXPECT_EQ(from_env, (std::vector<option>{{"steal_weights", "distance"}, {"push_threshold", "7"}}));
+  EXPECT_EQ(from_env, (std::vector<option>{{"steal_weights", "distance"},
+                                           {"push_threshold", "7"},
+                                           {"scan_place_mailboxes", "off"},
+                                           {"wake_place_mates", "off"}}));
   o.policy_options = {{"push_threshold", "3"}};  // the option wins over the environment
   EXPECT_EQ(resolve_settings(o).policy_options[1], (option{"push_threshold", "3"}));
   unsetenv("LOCUS_PUSH_THRESHOLD");

@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/runtime_state.hpp"
@@ -418,16 +422,20 @@ TEST(ForkJoinHints, AJoinFindingTheBranchDonePushesTheParent) {
 
 // ------------------------------------------------------------ prompt deposits
 
-// A frame pushed into the mailbox of a busy worker is taken by an idle
-// worker of the place at once, not when a nap timer fires: seven of place
-// 1's eight workers are kept busy for 20 ms, then a frame hinted to place 1
-// is pushed there (to a busy receiver 7 times in 8). It must start at place
-// 1 well within the shortest nap (0.2 ms) of its fork, in every seed.
-TEST(NumaWsSimulated, APushedFrameIsTakenPromptly) {
-  int seeds_run = 0;
+namespace {
+
+// A frame pushed into the mailbox of a busy worker, seven of place 1's
+// eight workers busy for 20 ms, then a frame hinted to place 1 pushed
+// there (to a busy receiver 7 times in 8). Returns the longest wait from
+// the fork to its start over 16 seeds; every seed's frame must start.
+std::uint64_t longest_wait_for_a_pushed_frame(std::vector<std::pair<std::string, std::string>> options,
+                                              int& at_place_1) {
   std::uint64_t longest = 0;
+  at_place_1 = 0;
   for (long long seed = 0; seed < 16; ++seed) {
-    locus::runtime rt(simulated_numa_ws(32, seed));
+    locus::runtime_options o = simulated_numa_ws(32, seed);
+    o.policy_options = options;
+    locus::runtime rt(o);
     std::uint64_t forked = 0, started = 0;
     int ran_at = -9;
     locus::fork_join([&] {
@@ -442,13 +450,48 @@ TEST(NumaWsSimulated, APushedFrameIsTakenPromptly) {
       }));
       busy.sync();
     }, [] {});
-    ASSERT_EQ(ran_at, 1) << "seed " << seed;
-    EXPECT_LT(started - forked, 50000u) << "seed " << seed << ": waited " << (started - forked) << " ns";
+    EXPECT_GE(started, forked) << "seed " << seed;
+    at_place_1 += ran_at == 1;
     longest = std::max(longest, started - forked);
-    ++seeds_run;
   }
-  EXPECT_EQ(seeds_run, 16);
+  return longest;
+}
+
+}  // namespace
+
+// Prompt deposits (ours, the options scan_place_mailboxes and
+// wake_place_mates): the frame is taken by an idle worker of the place at
+// once, not when a nap timer fires or the receiver is done. It must start
+// at place 1 well within the shortest nap (0.2 ms) of its fork, in every
+// seed.
+TEST(NumaWsSimulated, APushedFrameIsTakenPromptly) {
+  int at_place_1 = 0;
+  const std::uint64_t longest =
+      longest_wait_for_a_pushed_frame({{"scan_place_mailboxes", "on"}, {"wake_place_mates", "on"}}, at_place_1);
+  EXPECT_EQ(at_place_1, 16);
+  EXPECT_LT(longest, 50000u) << "waited " << longest << " ns";
   RecordProperty("longest_wait_ns", std::to_string(longest));
+}
+
+// The paper's configuration is the default: a worker looks into its own
+// mailbox only (line 26), and a deposit wakes only its receiver. The same
+// frames then wait longer, in some seed beyond the bound above (the
+// extensions are what makes them prompt), and the named defaults are off.
+TEST(NumaWsSimulated, PromptDepositsAreOptionsOffByDefault) {
+  int at_default = 0, at_off = 0, at_on = 0;
+  const std::uint64_t by_default = longest_wait_for_a_pushed_frame({}, at_default);
+  const std::uint64_t off =
+      longest_wait_for_a_pushed_frame({{"scan_place_mailboxes", "off"}, {"wake_place_mates", "off"}}, at_off);
+  const std::uint64_t on =
+      longest_wait_for_a_pushed_frame({{"scan_place_mailboxes", "on"}, {"wake_place_mates", "on"}}, at_on);
+  EXPECT_EQ(by_default, off);
+  EXPECT_EQ(at_default, at_off);
+  EXPECT_GT(by_default, 50000u);
+  EXPECT_GT(by_default, on);
+  RecordProperty("longest_wait_ns_paper", std::to_string(by_default));
+  RecordProperty("longest_wait_ns_extensions", std::to_string(on));
+  std::printf("longest wait: paper %llu ns (%d of 16 at place 1), extensions %llu ns\n",
+              static_cast<unsigned long long>(by_default), at_default, static_cast<unsigned long long>(on));
 }
 
 // The root starts on the first core of the first place, on threads too:
@@ -460,4 +503,77 @@ TEST(NumaWsRoot, StartsOnTheFirstCoreOfTheFirstPlace) {
     locus::fork_join([&] { place = locus::current_place(); }, [] {});
     ASSERT_EQ(place, 0) << "root " << i;
   }
+}
+
+// ------------------------------------------------------------ liveness
+
+// Two roots from two outside threads, where root A blocks its worker's
+// thread until root B has run: under ws B runs on the other worker; under
+// numa-ws too, although roots are handed to the first worker (section V):
+// while that worker runs A, B starts where it was taken, or is taken back
+// from the hand-off slot. A gives up after 10 s (only a deadlock reaches
+// it) so that a failure fails instead of hanging.
+TEST(NumaWsRoot, ARootWaitingForAnotherRootDoesNotHoldItUp) {
+  for (const char* policy : {"ws", "numa-ws"}) {
+    locus::runtime_options o = numa_ws_on_cores(2);
+    o.policy = policy;
+    locus::runtime rt(o);
+    for (int round = 0; round < 5; ++round) {
+      std::atomic<bool> a_started{false}, b_ran{false};
+      bool a_saw_b = false;
+      std::thread a([&] {
+        locus::fork_join([&] {
+          a_started.store(true);
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (!b_ran.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+          a_saw_b = b_ran.load();
+        }, [] {});
+      });
+      while (!a_started.load()) std::this_thread::yield();
+      std::thread b([&] { locus::fork_join([&] { b_ran.store(true); }, [] {}); });
+      b.join();
+      a.join();
+      ASSERT_TRUE(a_saw_b) << policy << ", round " << round << ": root B waited for root A's worker";
+    }
+  }
+}
+
+// keep_at_sync reserves a mailbox for a frame before it suspends; if the
+// suspend then fails (no fiber stack could be mapped: the sync throws),
+// on_ready never comes for that frame. The reservation is given back at
+// the worker's next call into the policy, instead of staying forever, and
+// an on_ready for another frame does not fill the stale slot. Two
+// workers, places = cores: the reserved mailbox is the other worker's.
+TEST(NumaWsSync, AReservationWhoseSuspendFailedIsGivenBack) {
+  locus::runtime rt(numa_ws_on_cores(2));
+  ASSERT_EQ(locus::num_places(), 2);
+  bool kept_first = true, kept_second = true, kept_here = false;
+  int reserved[4] = {-1, -1, -1, -1};
+  locus::detail::frame* ready = nullptr;
+  locus::detail::frame here;
+  locus::fork_join([&] {
+    auto& policy = static_cast<locus::detail::numa_ws_policy&>(*locus::detail::pool().policy);
+    locus::detail::worker_view& w = *locus::detail::current_worker();
+    locus::detail::frame away;
+    away.ctx = w.ctx;
+    away.ctx.place = static_cast<std::int16_t>(1 - w.place);
+    here.ctx = w.ctx;
+    here.ctx.place = static_cast<std::int16_t>(w.place);
+    kept_first = policy.keep_at_sync(w, away);  // reserves; the suspend "fails"
+    reserved[0] = policy.reserved_mailboxes();
+    kept_here = policy.keep_at_sync(w, here);  // the next sync
+    reserved[1] = policy.reserved_mailboxes();
+    kept_second = policy.keep_at_sync(w, away);  // reserves again; fails again
+    reserved[2] = policy.reserved_mailboxes();
+    ready = policy.on_ready(w, &here, locus::detail::ready_reason::last_child_returned);
+    reserved[3] = policy.reserved_mailboxes();
+  }, [] {});
+  EXPECT_FALSE(kept_first);
+  EXPECT_EQ(reserved[0], 1);
+  EXPECT_TRUE(kept_here);
+  EXPECT_EQ(reserved[1], 0) << "the reservation of a frame that never suspended stayed";
+  EXPECT_FALSE(kept_second);
+  EXPECT_EQ(reserved[2], 1);
+  EXPECT_EQ(ready, &here) << "another frame was put into the stale reservation";
+  EXPECT_EQ(reserved[3], 0);
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "fiber/sanitizers.hpp"
 #include "locus/locus.hpp"
+#include "policy/tbb_numa/tbb_numa.hpp"
 #include "support/random_tree.hpp"
 
 namespace {
@@ -233,4 +235,77 @@ TEST(TbbNumaThreads, OnlyChildrenForAnotherPlaceAreMailed) {
   EXPECT_EQ(total.counter("mailed"), elsewhere + 3 + 1);  // + the busy task
   EXPECT_EQ(total.counter("revoked"), elsewhere + 3);
   EXPECT_EQ(total.counter("received") + total.counter("stolen"), 1u);  // the busy task
+}
+
+// The shutdown check of a proxy left in a mailbox is a checked error in
+// every build (it was an assert, gone from release builds): a proxy whose
+// deque side ran its child passes; one nobody claimed (its child never
+// ran) stops the program with a message.
+TEST(TbbNumaDeathTest, AChildLeftUnrunAtShutdownIsACheckedError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  locus::detail::tbb_numa_policy::proxy ran;
+  ran.claims.store(1);
+  locus::detail::check_ran_at_shutdown(ran);  // returns
+  EXPECT_DEATH(
+      {
+        locus::detail::tbb_numa_policy::proxy unrun;
+        unrun.owner = 3;
+        locus::detail::check_ran_at_shutdown(unrun);
+      },
+      "tbb-numa: a child was left unrun in a mailbox at shutdown");
+}
+
+// Figure 9's bypass (section 4.4.2) by default applies to affinitized
+// tasks only: a proxy's tag names its place; a plain frame's tag (0 unless
+// bypass_plain_frames, ours, tags every frame with its place) names none.
+TEST(TbbNumaRules, OnlyAffinitizedTasksAreBypassedByDefault) {
+  using locus::detail::bypass_place;
+  using locus::detail::proxy_tag;
+  for (int place : {0, 1, 3, 4095}) {
+    EXPECT_EQ(bypass_place(proxy_tag(place), false), place);
+    EXPECT_EQ(bypass_place(proxy_tag(place), true), place);
+    // A plain frame of that place, as hook_tag_place tags it.
+    EXPECT_EQ(bypass_place(static_cast<std::uint32_t>(place + 1), false), -1);
+    EXPECT_EQ(bypass_place(static_cast<std::uint32_t>(place + 1), true), place);
+  }
+  EXPECT_EQ(bypass_place(0, false), -1);  // no place
+  EXPECT_EQ(bypass_place(0, true), -1);
+}
+
+// The wider rules are options, off by default, and they are wider: over
+// the same simulated programs (deterministic), counting a worker idle
+// through its steal attempts, or bypassing every frame with a place, leaves
+// more frames than the paper's rules; every mailed child still runs once.
+TEST(TbbNumaSimulated, TheWiderBypassRulesAreOptionsThatBypassMore) {
+  auto bypasses = [](std::vector<std::pair<std::string, std::string>> options) {
+    std::uint64_t total_bypassed = 0;
+    for (long long seed = 0; seed < 6; ++seed) {
+      locus::runtime_options o = simulated_tbb_numa(32, seed);
+      o.policy_options = options;
+      locus::runtime rt(o);
+      random_tree::tree t{static_cast<std::uint64_t>(seed) * 31337 + 1, 5, false};
+      t.hint_places = locus::num_places();
+      locus::reset_stats();
+      random_tree::check_tree(t, static_cast<int>(seed));
+      const auto total = locus::get_stats().total();
+      EXPECT_EQ(total.counter("mailed"),
+                total.counter("received") + total.counter("revoked") + total.counter("stolen"))
+          << "seed " << seed;
+      total_bypassed += total.counter("bypassed");
+    }
+    return total_bypassed;
+  };
+  const std::uint64_t paper = bypasses({});
+  const std::uint64_t paper_named = bypasses({{"idle_while_stealing", "off"}, {"bypass_plain_frames", "off"}});
+  const std::uint64_t idle_wide = bypasses({{"idle_while_stealing", "on"}});
+  const std::uint64_t frames_wide = bypasses({{"bypass_plain_frames", "on"}});
+  EXPECT_EQ(paper, paper_named);  // the defaults are the paper's rules
+  EXPECT_GT(idle_wide, paper);
+  EXPECT_GT(frames_wide, paper);
+  RecordProperty("bypassed_paper", std::to_string(paper));
+  RecordProperty("bypassed_idle_while_stealing", std::to_string(idle_wide));
+  RecordProperty("bypassed_plain_frames", std::to_string(frames_wide));
+  std::printf("bypassed: paper %llu, idle_while_stealing %llu, bypass_plain_frames %llu\n",
+              static_cast<unsigned long long>(paper), static_cast<unsigned long long>(idle_wide),
+              static_cast<unsigned long long>(frames_wide));
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "locus/errors.hpp"
+#include "policy/spi/option_words.hpp"
 
 namespace locus::detail {
 
@@ -61,7 +62,21 @@ policy_entry numa_ws_entry() {
                    .accepted = "an integer from 1 to 255",
                    .default_value = "4",
                    .help = "failed pushes before a worker runs a frame itself (section IV's constant)",
-                   .check = [](std::string_view s, std::string_view v) { parse_push_threshold(s, v); }}},
+                   .check = [](std::string_view s, std::string_view v) { parse_push_threshold(s, v); }},
+                  {.name = "scan_place_mailboxes",
+                   .env = "LOCUS_NUMA_WS_SCAN_PLACE_MAILBOXES",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: an out-of-work worker looks into its place-mates' mailboxes "
+                           "after its own (the paper: its own only, line 26)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "wake_place_mates",
+                   .env = "LOCUS_NUMA_WS_WAKE_PLACE_MATES",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: a deposit into a busy worker's mailbox wakes a sleeping worker "
+                           "of its place (the receiver is woken in any case)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       // In the order of numa_ws_policy::counter. kept_at_sync: sync-time
       // pushes that failed before the frame suspended (each saved a
       // suspend and a resume); root_handoffs: root tasks handed to the
@@ -146,6 +161,8 @@ numa_ws_policy::numa_ws_policy(policy_context& ctx)
       deposits_(std::make_unique<place_deposits[]>(static_cast<std::size_t>(ctx.places().num_places))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(ctx.num_workers()))),
       push_threshold_(parse_push_threshold("push_threshold", ctx.option("push_threshold"))),
+      scan_place_mailboxes_(parse_on_off("scan_place_mailboxes", ctx.option("scan_place_mailboxes"))),
+      wake_place_mates_(parse_on_off("wake_place_mates", ctx.option("wake_place_mates"))),
       first_worker_(ctx.places().place_workers.front().front()) {
   const std::vector<double> weights = parse_steal_weights("steal_weights", ctx.option("steal_weights"));
   for (int t = 0; t < ctx.num_workers(); ++t) victims_.push_back(make_victim_table(ctx.places(), weights, t));
@@ -192,14 +209,15 @@ int numa_ws_policy::claim_mailbox(worker_view& w, int place, frame* fill, int& f
   return -1;
 }
 
-// A frame is in `receiver`'s mailbox: make it visible to the receiver's
-// place and wake the receiver, or, if it is busy, an idle place-mate.
+// A frame is in `receiver`'s mailbox: count it at the receiver's place
+// and wake the receiver if it sleeps (the paper's workers never sleep), or,
+// under wake_place_mates, if it is busy, an idle place-mate.
 void numa_ws_policy::deposited(worker_view& w, int receiver) {
   ctx->count(w, pushes);
   ctx->trace(w, "push", receiver);
   worker_view& r = ctx->worker_at(receiver);
   deposits_[static_cast<std::size_t>(r.place)].count.fetch_add(1, std::memory_order_seq_cst);
-  if (ctx->wake(r)) return;
+  if (ctx->wake(r) || !wake_place_mates_) return;
   for (int mate : ctx->places().place_workers[static_cast<std::size_t>(r.place)])
     if (mate != receiver && ctx->wake(ctx->worker_at(mate))) return;
 }
@@ -229,16 +247,24 @@ frame* numa_ws_policy::pushback(worker_view& w, frame* f) {
   return nullptr;
 }
 
+bool numa_ws_policy::may_take_handoff(const worker_view& w) const {
+  return root_handoff_.slot.load(std::memory_order_seq_cst) != nullptr &&
+         (w.id == first_worker_ || !first_searching_.load(std::memory_order_seq_cst));
+}
+
 frame* numa_ws_policy::find_local_work(worker_view& w) {
-  // Line 26: the own mailbox first; then a deposit that waits in a busy
-  // place-mate's mailbox; then (the first worker) a root handed to it.
+  // The first worker: a root handed to it, before anything else (it was
+  // woken for it). Then line 26: the own mailbox; then a deposit that waits
+  // in a busy place-mate's mailbox; then a root in the hand-off slot while
+  // the first worker is busy (any worker).
+  if (w.id == first_worker_ && may_take_handoff(w))
+    if (frame* root = root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel)) return root;
   if (frame* f = take_from(w, w.id)) return f;
-  if (deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_relaxed) > 0)
+  if (scan_place_mailboxes_ && deposits_[static_cast<std::size_t>(w.place)].count.load(std::memory_order_relaxed) > 0)
     for (int mate : ctx->places().place_workers[static_cast<std::size_t>(w.place)])
       if (mate != w.id)
         if (frame* f = take_from(w, mate)) return f;
-  if (w.id == first_worker_ && root_handoff_.slot.load(std::memory_order_relaxed) != nullptr)
-    return root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel);
+  if (may_take_handoff(w)) return root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel);
   return nullptr;
 }
 
@@ -251,7 +277,7 @@ bool numa_ws_policy::has_work_for(worker_view& w) {
   // thief may take on the coin's tails (section III-B, steal_from).
   for (int p = 0; p < ctx->places().num_places; ++p)
     if (deposits_[static_cast<std::size_t>(p)].count.load(std::memory_order_seq_cst) > 0) return true;
-  return w.id == first_worker_ && root_handoff_.slot.load(std::memory_order_seq_cst) != nullptr;
+  return may_take_handoff(w);
 }
 
 frame* numa_ws_policy::steal_from(worker_view& thief, worker_view& victim) {
@@ -263,13 +289,36 @@ frame* numa_ws_policy::steal_from(worker_view& thief, worker_view& victim) {
   return victim.deque.steal();
 }
 
+// Line 28. A stolen fork_join branch is a job, locus's counterpart of the
+// continuation a Cilk thief steals (fork_join steals the child, Cilk the
+// parent's continuation): it carries its parent's place unless hinted, and
+// is pushed on as a stolen full frame is.
 frame* numa_ws_policy::after_steal(worker_view& thief, frame* f) { return pushback(thief, f); }
+
+void numa_ws_policy::release_stale_reservation(worker_view& w) {
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  if (st.reserved < 0) return;
+  // Only the reserver writes a reserved slot; takers skip it and
+  // depositors see it full, so a plain store gives it back.
+  mailboxes_[static_cast<std::size_t>(st.reserved)].slot.store(nullptr, std::memory_order_seq_cst);
+  st.reserved = -1;
+  st.reserved_for = nullptr;
+}
+
+int numa_ws_policy::reserved_mailboxes() const {
+  int n = 0;
+  for (int i = 0; i < ctx->num_workers(); ++i)
+    n += mailboxes_[static_cast<std::size_t>(i)].slot.load(std::memory_order_acquire) == reserved_slot();
+  return n;
+}
 
 bool numa_ws_policy::keep_at_sync(worker_view& w, const frame& parent) {
   // Lines 5-11: a frame earmarked elsewhere is not simply continued; it is
   // pushed. Whether the push succeeds is decided here, before the frame
   // suspends: a mailbox is reserved for it, and on_ready(sync_done) fills
   // it. If every try fails the frame continues here with no fiber switch.
+  // A reservation still held here is one whose frame never suspended.
+  release_stale_reservation(w);
   if (!earmarked_elsewhere(w, parent)) return true;
   int failed = parent.policy_word;
   const int receiver = claim_mailbox(w, parent.ctx.place, reserved_slot(), failed);
@@ -278,16 +327,21 @@ bool numa_ws_policy::keep_at_sync(worker_view& w, const frame& parent) {
     return true;
   }
   state_[static_cast<std::size_t>(w.id)].reserved = receiver;
+  state_[static_cast<std::size_t>(w.id)].reserved_for = &parent;
   return false;
 }
 
-frame* numa_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
+frame* numa_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason why) {
   // After keep_at_sync said no, the same worker's next on_ready is that
-  // frame's (the core suspends it and finds the sync done at once).
-  int& reserved = state_[static_cast<std::size_t>(w.id)].reserved;
-  if (reserved < 0) return pushback(w, parent);
-  const int receiver = reserved;
-  reserved = -1;
+  // frame's (the core suspends it and finds the sync done at once), unless
+  // the suspend failed: then the reservation is stale and given back.
+  worker_state& st = state_[static_cast<std::size_t>(w.id)];
+  if (st.reserved >= 0 && (st.reserved_for != parent || why != ready_reason::sync_done))
+    release_stale_reservation(w);
+  if (st.reserved < 0) return pushback(w, parent);
+  const int receiver = st.reserved;
+  st.reserved = -1;
+  st.reserved_for = nullptr;
   mailboxes_[static_cast<std::size_t>(receiver)].slot.store(parent, std::memory_order_seq_cst);
   deposited(w, receiver);
   return nullptr;
@@ -296,10 +350,29 @@ frame* numa_ws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
 // ------------------------------------------------------------ the root
 
 search_result numa_ws_policy::find_work(worker_view& w) {
+  release_stale_reservation(w);
+  if (w.id != first_worker_) return search_round(w);
+  first_searching_.store(true, std::memory_order_seq_cst);
+  const search_result found = search_round(w);
+  if (found.f != nullptr) {
+    // Busy from here on. A root handed over after this round looked (the
+    // other side of the hand-off's check) goes to another worker: wake one.
+    first_searching_.store(false, std::memory_order_seq_cst);
+    if (root_handoff_.slot.load(std::memory_order_seq_cst) != nullptr)
+      for (int id = 0; id < ctx->num_workers(); ++id)
+        if (id != first_worker_ && ctx->wake(ctx->worker_at(id))) break;
+  }
+  return found;
+}
+
+search_result numa_ws_policy::search_round(worker_view& w) {
   // The default round, except that a root task (a job from the root queue)
   // taken by another worker is handed to the first worker of the first
   // place, where the paper starts the root (section V), so that
   // first-touch placement does not depend on which worker woke first.
+  // Only while the first worker is searching or asleep: a root taken while
+  // it runs something starts where it was taken (a root that blocks its
+  // thread waiting for another must not hold that one up).
   // Resumed continuations (a locus::mutex handing over) run anywhere.
   if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   if (frame* f = find_local_work(w)) return {f, found_at::policy};
@@ -308,10 +381,19 @@ search_result numa_ws_policy::find_work(worker_view& w) {
     // serving another arena, start here (handed there, it would send them
     // back to their arena's queues).
     const bool first_serves_it = f->ctx.arena == 0 && ctx->worker_at(first_worker_).arena.load(std::memory_order_relaxed) == 0;
-    if (w.id == first_worker_ || f->kind != frame_kind::job || !first_serves_it) return {f, found_at::roots};
+    if (w.id == first_worker_ || f->kind != frame_kind::job || !first_serves_it ||
+        !first_searching_.load(std::memory_order_seq_cst))
+      return {f, found_at::roots};
     frame* empty = nullptr;
     if (!root_handoff_.slot.compare_exchange_strong(empty, f, std::memory_order_seq_cst))
       return {f, found_at::roots};  // another root waits for it already: this one starts here
+    // The first worker went busy meanwhile (seq_cst on both sides: either
+    // this load sees it, or its find_work sees the slot and wakes a worker
+    // to take it): take a root back from the slot and start it here.
+    if (!first_searching_.load(std::memory_order_seq_cst)) {
+      if (frame* back = root_handoff_.slot.exchange(nullptr, std::memory_order_acq_rel)) return {back, found_at::roots};
+      return {};
+    }
     ctx->count(w, root_handoffs);
     ctx->wake(ctx->worker_at(first_worker_));
     return {};

@@ -14,15 +14,16 @@
 //   - at a sync the push is decided before the frame suspends: keep_at_sync
 //     reserves an empty mailbox, and the frame suspends only if it got one
 //     (a push that fails costs no fiber switch); on_ready fills the slot.
-//   - a deposit is taken promptly: the receiver, or an idle worker of its
-//     place if the receiver is busy, is woken, and every worker of the
-//     place looks into its place's mailboxes when out of work and before it
-//     sleeps (find_local_work, has_work_for).
+//   - a deposit wakes its receiver if it sleeps; options (ours, off by
+//     default) make it prompt when the receiver is busy: wake_place_mates
+//     wakes an idle worker of its place, scan_place_mailboxes has workers
+//     look into their place-mates' mailboxes (find_local_work).
 //   - a thief flips a coin between the victim's deque and its mailbox
 //     (steal_from), and an out-of-work worker checks its own mailbox first
 //     (find_local_work; line 26).
 //   - the root starts on the first core of the first place (section V): a
-//     root task another worker takes is handed to that worker.
+//     root task another worker takes is handed to that worker while it
+//     searches or sleeps (never held for it while it is busy).
 // Section IV's bounds need the mailbox to hold one frame and the number of
 // failed pushes per frame to be capped by a constant (push_threshold).
 #pragma once
@@ -83,6 +84,7 @@ class numa_ws_policy final : public policy_base {
   // Owner-only state of each worker.
   struct alignas(64) worker_state {
     int reserved = -1;  // the receiver whose mailbox keep_at_sync reserved
+    const frame* reserved_for = nullptr;  // the frame that reservation is for
   };
   // A slot that keep_at_sync reserved and on_ready will fill: not empty
   // for depositors, not a frame for takers.
@@ -97,6 +99,15 @@ class numa_ws_policy final : public policy_base {
   int claim_mailbox(worker_view& w, int place, frame* fill, int& failed);
   void deposited(worker_view& w, int receiver);
   frame* take_from(worker_view& w, int owner);
+  // A reservation keep_at_sync made for a frame whose suspend failed (the
+  // fiber could not be had: the sync threw) is given back at the worker's
+  // next call into the policy, so that the slot does not stay reserved.
+  void release_stale_reservation(worker_view& w);
+  // One round of the search (find_work without the first worker's state).
+  search_result search_round(worker_view& w);
+  // The root hand-off slot holds a root the first worker may take, or any
+  // worker while the first worker is busy (not searching).
+  bool may_take_handoff(const worker_view& w) const;
   bool earmarked_elsewhere(const worker_view& w, const frame& f) const;
 
   std::unique_ptr<mailbox[]> mailboxes_;
@@ -104,13 +115,29 @@ class numa_ws_policy final : public policy_base {
   std::unique_ptr<worker_state[]> state_;
   std::vector<victim_table> victims_;
   int push_threshold_;
+  // Ours, not the paper's (options, off by default): an out-of-work
+  // worker looks into its place-mates' mailboxes; a deposit for a busy
+  // receiver wakes an idle place-mate.
+  bool scan_place_mailboxes_;
+  bool wake_place_mates_;
   int first_worker_;  // the first core of the first place: where roots start
   mailbox root_handoff_;
+  // The first worker is in its search (or asleep): a root taken elsewhere
+  // is handed to it. False while it runs something it found: a root is then
+  // started where it was taken, and one already in the slot is taken by
+  // any worker, so that a root that blocks the first worker's thread does
+  // not hold up the others (as under ws).
+  std::atomic<bool> first_searching_{true};
+
+ public:
+  // Mailboxes reserved by keep_at_sync and not yet filled (tests).
+  int reserved_mailboxes() const;
 };
 
 
-// Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS) and
-// push_threshold (LOCUS_PUSH_THRESHOLD), counters mailbox_hits, pushes,
+// Its registry entry: options steal_weights (LOCUS_STEAL_WEIGHTS),
+// push_threshold (LOCUS_PUSH_THRESHOLD), and, ours and off by default,
+// scan_place_mailboxes and wake_place_mates; counters mailbox_hits, pushes,
 // push_attempts, kept_at_sync and root_handoffs, and the simulated cost of
 // a mailbox operation.
 policy_entry numa_ws_entry();

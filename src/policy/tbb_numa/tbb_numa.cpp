@@ -1,7 +1,11 @@
 #include "policy/tbb_numa/tbb_numa.hpp"
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
+
+#include "policy/spi/option_words.hpp"
 
 namespace locus::detail {
 
@@ -42,6 +46,8 @@ tbb_numa_policy::tbb_numa_policy(policy_context& c)
       places_(c.places().num_places),
       mail_(std::make_unique<mailbox[]>(static_cast<std::size_t>(c.arenas()) * static_cast<std::size_t>(places_))),
       state_(std::make_unique<worker_state[]>(static_cast<std::size_t>(c.num_workers()))) {
+  opts_.idle_while_stealing = parse_on_off("idle_while_stealing", c.option("idle_while_stealing"));
+  opts_.bypass_plain_frames = parse_on_off("bypass_plain_frames", c.option("bypass_plain_frames"));
   // Every worker starts awake in the default arena.
   for (int i = 0; i < c.num_workers(); ++i) count_active(c.worker_at(i), c.worker_at(i).place);
   // A child hinted at its spawner's own place is mailed only if the place
@@ -53,13 +59,15 @@ tbb_numa_policy::tbb_numa_policy(policy_context& c)
   for (int i = 0; i < c.num_workers(); ++i) {
     worker_view& w = c.worker_at(i);
     // TBB's spawn (parent_first), the hinted children through route_spawn.
-    // Every push is tagged with its frame's place + 1 (push_own,
-    // hook_tag_place; 0 without a place), so that a thief can leave a frame
-    // for an idle place where it is (steal_if): a proxy, or a fork or a
-    // continuation of a task hinted at that place, such as the sub-ranges
-    // of a distributed loop within one place's block (section 4.4.2: every
-    // task with an affinity is protected so, not only the mailed ones).
-    w.hooks |= hook_spawn_order | hook_tag_frames | hook_tag_place;
+    // Every push is tagged (push_own): a proxy with proxy_tag(its place),
+    // so that a thief can leave it to its idle place (steal_if; section
+    // 4.4.2), other frames with 0. Under bypass_plain_frames (ours) every
+    // frame with a place is tagged with it (hook_tag_place), so that forks
+    // and continuations of a task hinted at a place, such as the
+    // sub-ranges of a distributed loop within one place's block, are left
+    // to it too.
+    w.hooks |= hook_spawn_order | hook_tag_frames;
+    if (opts_.bypass_plain_frames) w.hooks |= hook_tag_place;
   }
   route_all_hinted_ = shared_places;
 }
@@ -70,10 +78,22 @@ tbb_numa_policy::~tbb_numa_policy() {
   // running here, so back to the allocator allocate_job took them from.
   for (std::size_t i = 0; i < static_cast<std::size_t>(ctx->arenas()) * static_cast<std::size_t>(places_); ++i)
     for (proxy* x : mail_[i].queue) {
-      assert(x->claims.load() == 1 && "a child left unrun in a mailbox");
+      check_ran_at_shutdown(*x);
       x->~proxy();
       ::operator delete(x);
     }
+}
+
+// A proxy left in a mailbox at shutdown must have been claimed once, by its
+// deque side: otherwise its child never ran, and the program's result is
+// wrong. Checked in every build (not an assert): a message and abort.
+void check_ran_at_shutdown(const tbb_numa_policy::proxy& p) noexcept {
+  if (p.claims.load(std::memory_order_acquire) == 1) return;
+  std::fprintf(stderr,
+               "locus: tbb-numa: a child was left unrun in a mailbox at shutdown (its proxy has %d claims, "
+               "expected 1; spawned by worker %d)\n",
+               p.claims.load(std::memory_order_relaxed), p.owner);
+  std::abort();
 }
 
 // ------------------------------------------------------------ spawning
@@ -85,10 +105,11 @@ void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   // of its place (section 4.4; TBB inserts it into both).
   auto* p = new (allocate_job(sizeof(proxy))) proxy;
   p->run = &run_proxy;
-  p->ctx = f->ctx;  // its place + 1 is its deque tag
+  p->ctx = f->ctx;
+  p->ctx.policy[0] = proxy_tag(place);  // its deque tag (push_own without hook_tag_place)
   p->owner = w.id;
   p->child = f;
-  push_own(w, p);
+  push_proxy(w, p);
   const int arena = w.arena.load(std::memory_order_relaxed);
   mailbox& m = box(arena, place);
   {
@@ -101,6 +122,11 @@ void tbb_numa_policy::route_spawn(worker_view& w, frame* f) {
   ctx->charge(w, mailbox_op, -1);
   ctx->trace(w, "mailed", -1);
   wake_place(arena, place);
+}
+
+void tbb_numa_policy::push_proxy(worker_view& w, proxy* p) {
+  // With hook_tag_place push_own would tag it with its place + 1 alone.
+  w.deque.push_tagged(p, p->ctx.policy[0]);
 }
 
 void tbb_numa_policy::wake_place(int arena, int place) {
@@ -127,12 +153,17 @@ search_result tbb_numa_policy::find_work(worker_view& w) {
   // Rule 3: own deque, newest first, never bypassing (a revoke).
   while (frame* f = w.deque.pop())
     if ((f = claim_from_deque(w, f)) != nullptr) return {f, found_at::own_deque};
-  // Out of its own deque: idle at its place while it searches (figure 9,
-  // set_idle(true)); thieves leave this place's affinity children to it.
+  // Out of its own deque: idle at its place (figure 9, set_idle(true))
+  // until it has looked into its mailbox (the paper: "increments the
+  // counter before receiving from its mailbox and decrements it after");
+  // thieves leave this place's affinity children to it meanwhile. Under
+  // idle_while_stealing (ours) through the whole search.
   home.idle.fetch_add(1, std::memory_order_seq_cst);
   search_result found;
-  if (frame* f = receive(w)) {
-    found = {f, found_at::policy};  // rule 4'
+  frame* received_frame = receive(w);
+  if (!opts_.idle_while_stealing) home.idle.fetch_sub(1, std::memory_order_acq_rel);  // set_idle(false)
+  if (received_frame != nullptr) {
+    found = {received_frame, found_at::policy};  // rule 4'
   } else if (frame* root = ctx->take_root(w)) {
     found = {root, found_at::roots};  // rules 5', 5'', 5''': the shared queues
   } else if (worker_view* victim = choose_victim(w); victim != nullptr && ctx->steal_attempt(w, *victim)) {  // rule 6
@@ -141,7 +172,7 @@ search_result tbb_numa_policy::find_work(worker_view& w) {
       found = {stolen_frame, found_at::steal};
     }
   }
-  home.idle.fetch_sub(1, std::memory_order_acq_rel);  // set_idle(false)
+  if (opts_.idle_while_stealing) home.idle.fetch_sub(1, std::memory_order_acq_rel);  // set_idle(false)
   return found;
 }
 
@@ -190,17 +221,25 @@ bool tbb_numa_policy::is_idle(int arena, int place) const {
 }
 
 frame* tbb_numa_policy::steal_from(worker_view& thief, worker_view& victim) {
-  bool bypass = false;
+  const int arena = thief.arena.load(std::memory_order_relaxed);
+  int bypassed_for = -1;
   frame* f = victim.deque.steal_if([&](std::uint32_t tag) {
-    if (tag == 0) return true;
-    const int place = static_cast<int>(tag) - 1;
-    // Section 4.4.2: leave a task with an affinity for another place to it
-    // while that place is idle (it will receive a mailed child from its
-    // mailbox, and its searching workers steal the others).
-    bypass = place != thief.place && is_idle(thief.arena.load(std::memory_order_relaxed), place);
-    return !bypass;
+    bypassed_for = -1;
+    const int place = bypass_place(tag, opts_.bypass_plain_frames);
+    // Section 4.4.2: leave an affinitized task for another place to it
+    // while that place is idle (it will receive it from its mailbox; under
+    // bypass_plain_frames, its workers steal the plain frames).
+    if (place < 0 || place == thief.place || !is_idle(arena, place)) return true;
+    bypassed_for = place;
+    return false;
   });
-  if (bypass) ctx->count(thief, bypassed);
+  if (bypassed_for >= 0) {
+    ctx->count(thief, bypassed);
+    // The place is idle because a worker of it searches (it finds the task)
+    // or because fewer of its workers are awake than allotted: wake one, so
+    // that what was left to the place does not wait for a nap to end.
+    wake_place(arena, bypassed_for);
+  }
   return f == nullptr ? nullptr : claim_from_deque(thief, f);
 }
 
@@ -215,7 +254,8 @@ void tbb_numa_policy::drop_dead_proxies(worker_view& w) {
   while (frame* f = w.deque.looks_empty() ? nullptr : w.deque.pop()) {
     auto* p = is_proxy(f) ? static_cast<proxy*>(f) : nullptr;
     if (p == nullptr || p->claims.load(std::memory_order_acquire) == 0) {
-      push_own(w, f);
+      if (p != nullptr) push_proxy(w, p);
+      else push_own(w, f);
       return;
     }
     [[maybe_unused]] const bool first = first_claim(p);
@@ -247,6 +287,20 @@ policy_entry tbb_numa_entry() {
       .name = "tbb-numa",
       .make = &make_policy_of<tbb_numa_policy>,
       // In the order of tbb_numa_policy::counter.
+      .options = {{.name = "idle_while_stealing",
+                   .env = "LOCUS_TBB_NUMA_IDLE_WHILE_STEALING",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: a worker counts idle at its place (figure 9) through its whole "
+                           "search, steal attempts included; off: only until it has looked into its mailbox",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }},
+                  {.name = "bypass_plain_frames",
+                   .env = "LOCUS_TBB_NUMA_BYPASS_PLAIN_FRAMES",
+                   .accepted = "on or off",
+                   .default_value = "off",
+                   .help = "ours, not the paper's: thieves leave every frame with a place (forks, continuations) "
+                           "to its idle place; off: only affinitized (mailed) children (section 4.4.2)",
+                   .check = [](std::string_view s, std::string_view v) { parse_on_off(s, v); }}},
       .counters = {"mailed", "received", "revoked", "stolen", "bypassed"},
       // A mailbox insert or receive: one line the other side last wrote.
       .costs = {{.name = "tbb_mailbox", .lines = 1}},

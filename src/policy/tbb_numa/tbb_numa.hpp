@@ -14,12 +14,14 @@
 //     of figure 7): a worker out of its own deque receives from its
 //     place's mailbox before it steals.
 //   - the idle counter and the bypass of figure 9: a worker of place p that
-//     has run out of its own deque counts itself idle at p while it
-//     searches; a thief stealing a proxy for another place leaves it
-//     (bypasses the victim) while p's mailbox is idle or p has fewer
-//     active workers than the resource manager allots the arena there
-//     (core/arenas.hpp), since p will receive it soon. A worker is active
-//     at its place in the arena it serves unless it went to sleep.
+//     has run out of its own deque counts itself idle at p until it has
+//     looked into its mailbox; a thief stealing a proxy for another place
+//     leaves it (bypasses the victim) while p's mailbox is idle or p has
+//     fewer active workers than the resource manager allots the arena
+//     there (core/arenas.hpp), since p will receive it soon, and wakes a
+//     worker of p. A worker is active at its place in the arena it serves
+//     unless it went to sleep. Options (ours, off by default) widen both
+//     rules: idle_while_stealing, bypass_plain_frames.
 //   - arenas (4.2): every arena has its own mailbox per place, served only
 //     by the workers of that place that serve the arena.
 //   - revokes (4.4.3): the spawner's own pops (rule 3) never bypass, so a
@@ -70,6 +72,19 @@ class tbb_numa_policy final : public policy_base {
   // section 4.4.2); bypassed: steal attempts that left an affinity child to
   // its idle place.
   enum counter : int { mailed, received, revoked, stolen, bypassed };
+
+  // Options (the registry entry): the paper's figure 9 rules by default;
+  // ours, wider, when set.
+  struct options {
+    // idle_while_stealing: a worker counts idle at its place through its
+    // whole search (shared queues and steal attempts included), not only
+    // from falling through rule 3 until it has looked into its mailbox.
+    bool idle_while_stealing = false;
+    // bypass_plain_frames: every frame with a place is left to its idle
+    // place (forks and continuations of a task hinted there), not only
+    // affinitized (mailed) children.
+    bool bypass_plain_frames = false;
+  };
   enum cost : int { mailbox_op };
 
   // The proxy that stands for an affinity child in its spawner's deque and
@@ -83,6 +98,7 @@ class tbb_numa_policy final : public policy_base {
 
  private:
   bool route_all_hinted_ = false;  // places have several workers (the constructor)
+  options opts_;
   // One per arena and place.
   struct alignas(64) mailbox {
     std::mutex lock;
@@ -112,6 +128,8 @@ class tbb_numa_policy final : public policy_base {
   // ran it (the proxy is then freed). Other frames pass through.
   frame* claim_from_deque(worker_view& w, frame* f);
   void wake_place(int arena, int place);
+  // Pushes a proxy on w's deque with its tag (proxy_tag).
+  void push_proxy(worker_view& w, proxy* p);
   void drop_dead_proxies(worker_view& w);
 
   int places_ = 0;
@@ -119,6 +137,25 @@ class tbb_numa_policy final : public policy_base {
   std::unique_ptr<worker_state[]> state_;
 };
 
+
+// Deque tags (work_deque::push_tagged, steal_if). A proxy carries its
+// place + 1 with the top bit set (its context's first policy word, so that
+// every push of it, the core's included, tags it so); other frames carry 0,
+// or, under bypass_plain_frames, their place + 1 (hook_tag_place).
+inline constexpr std::uint32_t proxy_tag_bit = 0x80000000u;
+inline std::uint32_t proxy_tag(int place) { return static_cast<std::uint32_t>(place + 1) | proxy_tag_bit; }
+// The place a thief may leave the frame of this tag to (if that place is
+// idle), or -1 if it never leaves it: figure 9's bypass applies to
+// affinitized tasks (proxies) only, unless bypass_plain_frames.
+inline int bypass_place(std::uint32_t tag, bool bypass_plain_frames) {
+  if ((tag & proxy_tag_bit) == 0 && !bypass_plain_frames) return -1;
+  return static_cast<int>(tag & ~proxy_tag_bit) - 1;
+}
+
+// Shutdown's check of a proxy left in a mailbox: its deque side must have
+// claimed it (the child ran). Otherwise a message on stderr and abort(), in
+// every build.
+void check_ran_at_shutdown(const tbb_numa_policy::proxy& p) noexcept;
 
 // Its registry entry: counters mailed, received, revoked, stolen, bypassed,
 // and the simulated cost of a mailbox operation.
