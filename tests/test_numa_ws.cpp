@@ -511,8 +511,9 @@ TEST(NumaWsRoot, StartsOnTheFirstCoreOfTheFirstPlace) {
 // thread until root B has run: under ws B runs on the other worker; under
 // numa-ws too, although roots are handed to the first worker (section V):
 // while that worker runs A, B starts where it was taken, or is taken back
-// from the hand-off slot. A gives up after 10 s (only a deadlock reaches
-// it) so that a failure fails instead of hanging.
+// from the hand-off slot. A waits for B as long as it takes: how soon the
+// OS runs the other worker is not the test's business; the old hand-off
+// deadlocks here, which ctest's timeout (300 s) reports.
 TEST(NumaWsRoot, ARootWaitingForAnotherRootDoesNotHoldItUp) {
   for (const char* policy : {"ws", "numa-ws"}) {
     locus::runtime_options o = numa_ws_on_cores(2);
@@ -520,20 +521,16 @@ TEST(NumaWsRoot, ARootWaitingForAnotherRootDoesNotHoldItUp) {
     locus::runtime rt(o);
     for (int round = 0; round < 5; ++round) {
       std::atomic<bool> a_started{false}, b_ran{false};
-      bool a_saw_b = false;
       std::thread a([&] {
         locus::fork_join([&] {
           a_started.store(true);
-          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-          while (!b_ran.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
-          a_saw_b = b_ran.load();
+          while (!b_ran.load()) std::this_thread::yield();
         }, [] {});
       });
       while (!a_started.load()) std::this_thread::yield();
       std::thread b([&] { locus::fork_join([&] { b_ran.store(true); }, [] {}); });
       b.join();
       a.join();
-      ASSERT_TRUE(a_saw_b) << policy << ", round " << round << ": root B waited for root A's worker";
     }
   }
 }
