@@ -91,6 +91,9 @@ class cats_policy final : public policy_base {
   int num_sockets() const { return static_cast<int>(sockets_.size()); }
   int socket_of(int worker) const { return socket_of_[static_cast<std::size_t>(worker)]; }
   const cats::soid_table& profile() const { return table_; }
+  // The CPU-bound rule's threshold on CMPI (section 3.5): 0 never
+  // CPU-bound, -1 auto where the source gives no CMPI.
+  double cmpi_threshold() const { return cmpi_threshold_; }
 
  private:
   enum class mode : int { profiling, partitioned, plain };
@@ -107,8 +110,9 @@ class cats_policy final : public policy_base {
   // Owner-only: the task whose misses accrue, and the counts at the switch.
   struct alignas(64) worker_state {
     cats::task_id current = 0;
+    cats::root_tag root = 0;
     bool measuring = false;
-    std::uint64_t misses = 0;
+    cats::miss_sample at;
     std::uint64_t ns = 0;
   };
 
@@ -118,14 +122,20 @@ class cats_policy final : public policy_base {
   bool is_head(int w) const { return sockets_[static_cast<std::size_t>(socket_of(w))]->workers.front() == w; }
   // Credits w's misses since its last switch to the task that ran, and
   // makes `next` (if measuring) the task that runs now.
-  void switch_task(worker_view& w, bool measuring, cats::task_id next);
+  void switch_task(worker_view& w, bool measuring, cats::task_id next, cats::root_tag root);
+  // A root task begins on w: its own root tag; the profile's if none is.
+  void begin_root(worker_view& w);
+  // Section 3.3: w's socket runs one intra-socket subtree at a time.
+  bool claim_socket(socket_state& home);
   void finish_profile(worker_view& w);
   frame* take_from_pool(worker_view& w, socket_state& s, bool own);
   search_result plain_search(worker_view& w);  // plain ws from the start (plain_reason_)
   void wake_heads(int first);
 
   cats::miss_source misses_;
-  cats::soid_table table_;
+  cats::profile_recorder recorder_;  // the profile being recorded
+  cats::soid_table table_;           // the last finished profile
+  std::atomic<std::uint32_t> roots_{0};  // root computations begun (their tags)
   std::uint64_t shared_cache_ = 0;
   // What a subtree must stay below: the shared cache, or with spread also
   // 1/sockets of the root's SOID (set when a profile ends).
@@ -134,7 +144,8 @@ class cats_policy final : public policy_base {
   bool sticky_ = false;
   std::mutex sticky_lock_;
   std::unordered_map<cats::task_id, int> last_socket_;  // sticky: leaf id -> socket
-  double cpu_bound_misses_ = 0;
+  double cpu_bound_misses_ = 0;  // ours, 0: off
+  double cmpi_threshold_ = 0;
   std::vector<std::unique_ptr<socket_state>> sockets_;
   std::vector<int> socket_of_;
   std::unique_ptr<worker_state[]> state_;
