@@ -9,19 +9,23 @@
 //
 // Iteration one: profiling (section 3.2.1). Every spawn is parent-first
 // (section 3.4) and gets a spawn-path id (profile.hpp) that the child's
-// task context carries: policy[0] and policy[2] hold the 64-bit id,
-// policy[1] the number of children the task has spawned (the i of S_i)
-// and the tier. Whenever the running task changes on a worker (a child is
-// spawned or done, a task begins, resumes or suspends), the worker's
-// private-cache misses since the last change are credited to the task that
-// ran (miss_source.hpp), and a completed task's SOID is returned to its
-// parent (Eq. 1, figure 5). Stealing is ordinary work stealing.
+// task context carries: policy[0] and the low half of policy[2] hold the
+// 48-bit id, the high half the root tag, policy[1] the number of children
+// the task has spawned (the i of S_i) and the tier. Whenever the running
+// task changes on a worker (a child is spawned or done, a task begins,
+// resumes or suspends), the worker's last-private-level misses since the
+// last change are credited to the task that ran (miss_source.hpp), and a
+// completed task's SOID is returned to its parent (Eq. 1, figure 5).
+// Stealing is ordinary work stealing.
 //
-// The second iteration begins when a spawned task's id is found among the
-// completed ones (section 3.2.2). Then the program is judged CPU-bound or
-// not (section 3.5: private-cache misses per microsecond of each task's own
-// time, against cpu_bound_misses); a CPU-bound program runs as plain work
-// stealing from then on, child-first, with no lookups.
+// Each root task gets a root tag its tasks inherit; a profile belongs to
+// one root, and each worker records its strands in its own slot
+// (profile.hpp). The second iteration begins when a task of a later root
+// spawns a task whose id is found among the completed ones (section
+// 3.2.2). Then the program is judged CPU-bound or not (section 3.5: each
+// task's normalized misses per instruction, CMPI, against cmpi_threshold);
+// a CPU-bound program runs as plain work stealing from then on,
+// child-first, with no lookups.
 //
 // Later iterations: the tier of each child follows figure 6 from its SOID
 // and its parent's (the shared cache size: shared_cache). Inter-socket
@@ -31,8 +35,9 @@
 // inter-socket task nothing is looked up). Bi-tier stealing (section 3.3):
 // own deque, then the deques of the socket's other workers; then, for the
 // head core only, its socket's inter-socket pool and then other sockets'
-// pools. A socket runs one intra-socket subtree at a time: its head takes a
-// leaf inter-socket task only when the socket's previous one is done.
+// pools. A socket runs one intra-socket subtree at a time: a leaf
+// inter-socket task leaves a pool only for a worker that claimed its
+// socket's slot (claim_socket), free again when the subtree is done.
 // Root tasks are inter-socket work: heads take them.
 //
 // A spawned id missing from the profile (the program's tree changed shape,
