@@ -144,6 +144,13 @@ class engine {
   // The unit of the memory accesses those counters count, in bytes; 0 when
   // the engine counts none.
   virtual std::size_t access_unit_bytes() const { return 0; }
+  // Core cycles worker has spent in locus::compute (the simulator's compute
+  // model, besides its memory accesses); 0 when the engine models none.
+  virtual std::uint64_t compute_cycles(int /*worker*/) const { return 0; }
+  // The delay of a miss at each cache level, innermost first, in core
+  // cycles: the next level's hit latency, local DRAM's after the last
+  // level. Empty when the engine does not know them.
+  virtual std::vector<std::uint64_t> miss_penalty_cycles() const { return {}; }
 
  private:
   int declared_ = 0;

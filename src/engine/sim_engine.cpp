@@ -399,6 +399,22 @@ void sim_engine::read_counters(int worker, std::uint64_t* out) const {
   path_.read_counters(*workers_[static_cast<std::size_t>(worker)], out);
 }
 
+std::uint64_t sim_engine::compute_cycles(int worker) const {
+  return workers_[static_cast<std::size_t>(worker)]->computed.load(std::memory_order_relaxed);
+}
+
+// The levels the model has (memory_model.hpp: L1, L2, L3), each missed into
+// the next one's hit latency, the last into local DRAM's.
+std::vector<std::uint64_t> sim_engine::miss_penalty_cycles() const {
+  int levels = 0;
+  for (const auto& c : machine_.topo.caches) levels = std::max(levels, std::min(c.level, 3));
+  const sim::latency_table& t = machine_.latency;
+  const std::uint64_t next_hit[3] = {t.l2_hit, t.l3_hit, t.local_dram};
+  std::vector<std::uint64_t> out;
+  for (int i = 0; i < levels; ++i) out.push_back(i + 1 == levels ? t.local_dram : next_hit[i]);
+  return out;
+}
+
 // ------------------------------------------------------------ annotations
 
 // A touch runs through the access path, which gives way between its pages
@@ -433,6 +449,7 @@ void sim_engine::compute(std::uint64_t cycles) noexcept {
   virtual_worker& me = current();
   settle_spawns(me);
   me.clock += cycles;
+  me.computed.store(me.computed.load(std::memory_order_relaxed) + cycles, std::memory_order_relaxed);
   yield_if_behind();
 }
 

@@ -70,6 +70,8 @@ class sim_engine final : public engine {
   std::vector<std::string> counter_names() const override;
   void read_counters(int worker, std::uint64_t* out) const override;
   std::size_t access_unit_bytes() const override { return path_.block_bytes(); }
+  std::uint64_t compute_cycles(int worker) const override;
+  std::vector<std::uint64_t> miss_penalty_cycles() const override;
 
   // The engine whose virtual workers run on the calling thread, or nullptr.
   static sim_engine* on_this_thread() noexcept;
@@ -110,6 +112,7 @@ class sim_engine final : public engine {
     sim::cycles deadline = 0;  // napping or idle: when the timer fires
     worker_view* view = nullptr;
     std::uint64_t spawns_charged = 0;
+    std::atomic<std::uint64_t> computed{0};  // cycles of locus::compute (compute_cycles)
     std::int64_t pushes_shown = 0;  // its deque's push mark when idle workers last looked
     // In wait_for_work: since when, and one round of its search.
     sim::cycles idle_since = 0;

@@ -15,7 +15,8 @@ using cats::task_id;
 
 namespace {
 
-// The task context's policy words (cats.hpp): the id in [0] and [2]; in
+// The task context's policy words (cats.hpp): the 48-bit id in [0] and the
+// low half of [2], the root tag (profile.hpp) in the high half of [2]; in
 // [1] the tier (top bits) and below it the number of children spawned so
 // far, or, for an intra-socket task, its socket.
 constexpr std::uint32_t tier_shift = 28;
@@ -24,11 +25,13 @@ constexpr std::uint32_t low_mask = (std::uint32_t{1} << tier_shift) - 1;
 // frames forked inside its subtree carry its tier too, but not this mark.
 constexpr std::uint16_t leaf_job = 1;
 
-task_id id_of(const task_context& c) { return c.policy[0] | (static_cast<task_id>(c.policy[2]) << 32); }
+task_id id_of(const task_context& c) { return c.policy[0] | (static_cast<task_id>(c.policy[2] & 0xFFFF) << 32); }
 void set_id(task_context& c, task_id id) {
   c.policy[0] = static_cast<std::uint32_t>(id);
-  c.policy[2] = static_cast<std::uint32_t>(id >> 32);
+  c.policy[2] = (c.policy[2] & 0xFFFF0000u) | static_cast<std::uint32_t>((id >> 32) & 0xFFFF);
 }
+cats::root_tag root_of(const task_context& c) { return static_cast<cats::root_tag>(c.policy[2] >> 16); }
+void set_root(task_context& c, cats::root_tag r) { c.policy[2] = (c.policy[2] & 0xFFFFu) | (std::uint32_t{r} << 16); }
 tier tier_of(const task_context& c) { return static_cast<tier>((c.policy[1] >> tier_shift) & 3); }
 std::uint32_t low_of(const task_context& c) { return c.policy[1] & low_mask; }
 void set_tier(task_context& c, tier t, std::uint32_t low) {
@@ -40,7 +43,7 @@ std::uint64_t parse_bytes(std::string_view setting, std::string_view text) {
   return parse_byte_size(setting, text, 1, std::size_t{1} << 40);
 }
 
-double parse_misses(std::string_view setting, std::string_view text) {
+double parse_number(std::string_view setting, std::string_view text, const char* accepted) {
   const std::string s(text);
   std::size_t used = 0;
   double v = -1;
@@ -50,14 +53,31 @@ double parse_misses(std::string_view setting, std::string_view text) {
     used = 0;
   }
   if (used == 0 || used != s.size() || !(v >= 0) || !std::isfinite(v))
-    throw config_error(std::string(setting) + "=" + s +
-                       ": accepted is a number >= 0 of private-cache misses per microsecond (0: never CPU-bound)");
+    throw config_error(std::string(setting) + "=" + s + ": accepted is " + accepted);
   return v;
+}
+constexpr const char* misses_accepted = "a number >= 0 of private-cache misses per microsecond (0: off)";
+constexpr const char* cmpi_accepted = "auto, or a number >= 0 of normalized misses per instruction (0: never CPU-bound)";
+double parse_misses(std::string_view setting, std::string_view text) {
+  return parse_number(setting, text, misses_accepted);
+}
+// auto: -1 (1 / p_1, set once the miss source is known).
+double parse_cmpi(std::string_view setting, std::string_view text) {
+  return text == "auto" ? -1 : parse_number(setting, text, cmpi_accepted);
 }
 
 bool parse_switch(std::string_view setting, std::string_view text) {
   if (text == "0" || text == "1") return text == "1";
   throw config_error(std::string(setting) + "=" + std::string(text) + ": accepted are 0 and 1");
+}
+
+// The outermost cache level private to `core` (held by no other core); 0
+// if none is.
+int private_level(const topology& topo, int core) {
+  int level = 0;
+  for (const auto& c : topo.caches)
+    if (c.cores.size() == 1 && c.cores.front() == core) level = std::max(level, c.level);
+  return level;
 }
 
 // The outermost cache holding `core`, or nullptr.
@@ -73,8 +93,11 @@ const cache_info* outermost_cache(const topology& topo, int core) {
 
 cats_policy::cats_policy(policy_context& c)
     : policy_base(c),
-      misses_(c.eng(), c.num_workers(), c.option("miss_source")),
+      misses_(c.eng(), c.num_workers(), c.option("miss_source"),
+              private_level(c.topo(), c.places().worker_core.front())),
+      recorder_(c.num_workers()),
       cpu_bound_misses_(parse_misses("LOCUS_CATS_CPU_BOUND", c.option("cpu_bound_misses"))),
+      cmpi_threshold_(parse_cmpi("LOCUS_CATS_CMPI", c.option("cmpi_threshold"))),
       socket_of_(static_cast<std::size_t>(c.num_workers())),
       state_(new worker_state[static_cast<std::size_t>(c.num_workers())]) {
   // Sockets: workers grouped by the outermost cache their cores share.
@@ -103,6 +126,11 @@ cats_policy::cats_policy(policy_context& c)
   }
   spread_ = parse_switch("LOCUS_CATS_SPREAD", c.option("spread"));
   sticky_ = parse_switch("LOCUS_CATS_STICKY", c.option("sticky"));
+  // Section 3.5 gives no threshold. Ours, stated: a task is memory-bound
+  // when its normalized misses, each costing p_1, would stall it at least
+  // as long as its instructions take at one per cycle: CMPI >= 1 / p_1.
+  if (cmpi_threshold_ < 0 && misses_.gives_cmpi())
+    cmpi_threshold_ = 1.0 / static_cast<double>(misses_.l1_miss_penalty());
   subtree_limit_.store(shared_cache_);
   // With one socket and its own last-level cache as the limit there is no
   // other socket whose cache a subtree could stay out of, and one subtree at
@@ -133,26 +161,40 @@ void cats_policy::wake_all() {
 
 // ------------------------------------------------------------ profiling
 
-void cats_policy::switch_task(worker_view& w, bool measuring, task_id next) {
+void cats_policy::switch_task(worker_view& w, bool measuring, task_id next, cats::root_tag root) {
   worker_state& st = state_[static_cast<std::size_t>(w.id)];
   if (st.measuring || measuring) {
-    const std::uint64_t m = misses_.read(w.id);
+    const cats::miss_sample m = misses_.read(w.id);
     const std::uint64_t t = ctx->eng().now_ns();
-    if (st.measuring) table_.credit(st.current, m - st.misses, misses_.bytes_per_miss(), t - st.ns);
-    st.misses = m;
+    if (st.measuring) {
+      const cats::miss_sample d{m.misses - st.at.misses, m.weighted - st.at.weighted,
+                                m.instructions - st.at.instructions};
+      recorder_.credit(w.id, st.root, st.current, d, misses_.bytes_per_miss(), t - st.ns);
+    }
+    st.at = m;
     st.ns = t;
   }
   st.measuring = measuring;
   st.current = next;
+  st.root = root;
+}
+
+void cats_policy::begin_root(worker_view& w) {
+  cats::root_tag tag = 0;
+  while (tag == 0) tag = static_cast<cats::root_tag>(roots_.fetch_add(1, std::memory_order_relaxed) + 1);
+  set_root(w.ctx, tag);  // inherited by everything the root creates
+  if (current_mode() == mode::profiling) recorder_.claim(tag);
 }
 
 void cats_policy::on_task(worker_view& w, task_event e, const frame* f) {
+  // A root job begins (the empty path, no tag yet): a new root computation.
+  if (e == task_event::begin && root_of(w.ctx) == 0 && id_of(w.ctx) == cats::root_id) begin_root(w);
   if (current_mode() == mode::profiling) {
     // A job begins, a continuation resumes: its strands run here now.
-    if (e == task_event::begin || e == task_event::resume) return switch_task(w, true, id_of(f->ctx));
-    return switch_task(w, false, 0);
+    if (e == task_event::begin || e == task_event::resume) return switch_task(w, true, id_of(w.ctx), root_of(w.ctx));
+    return switch_task(w, false, 0, 0);
   }
-  if (state_[static_cast<std::size_t>(w.id)].measuring) switch_task(w, false, 0);
+  if (state_[static_cast<std::size_t>(w.id)].measuring) switch_task(w, false, 0, 0);
   if (f == nullptr || (e != task_event::begin && e != task_event::resume)) return;
   // The checks of section 3.3's two rules, counted (tests expect zeros).
   const tier t = tier_of(f->ctx);
@@ -186,8 +228,13 @@ share_route cats_policy::share_work(worker_view& w, const task_context& group, t
   set_id(child, id);
   set_tier(child, tier::unknown, 0);
   if (m == mode::profiling) {
-    if (!table_.completed(id)) return share_route::away;  // section 3.4: parent-first while profiling
-    finish_profile(w);                                   // section 3.2.2: the second iteration begins
+    // Section 3.2.2: the second iteration begins when a task of a later
+    // root computation than the profiled one spawns a task whose id
+    // completed in the profile. Until then, section 3.4: parent-first.
+    const cats::root_tag profiled = recorder_.root();
+    if (profiled == 0 || !cats::later_root(root_of(w.ctx), profiled) || !recorder_.completed(id))
+      return share_route::away;
+    finish_profile(w);
     m = current_mode();
     if (m == mode::plain) return share_route::local;
   }
@@ -216,11 +263,11 @@ void cats_policy::share_done(worker_view& w, const task_context& group, const ta
   if (child == nullptr) return;
   const tier t = tier_of(*child);
   if (t == tier::unknown) {  // profiled: its SOID is final; Eq. (1) adds it to its parent's
-    switch_task(w, state_[static_cast<std::size_t>(w.id)].measuring, id_of(group));
-    table_.complete(id_of(*child), id_of(group));
-    ctx->count(w, misses_.kind() == cats::source_kind::perf       ? profiled_perf
-                  : misses_.kind() == cats::source_kind::declared ? profiled_declared
-                                                                  : profiled_simulator);
+    switch_task(w, state_[static_cast<std::size_t>(w.id)].measuring, id_of(group), root_of(group));
+    if (recorder_.complete(w.id, root_of(*child), id_of(*child), id_of(group)))
+      ctx->count(w, misses_.kind() == cats::source_kind::perf       ? profiled_perf
+                    : misses_.kind() == cats::source_kind::declared ? profiled_declared
+                                                                    : profiled_simulator);
     return;
   }
   if (t != tier::leaf) return;
@@ -239,7 +286,15 @@ void cats_policy::finish_profile(worker_view& w) {
   {
     std::lock_guard guard(profile_lock_);
     if (current_mode() != mode::profiling) return;
-    if (cpu_bound_misses_ > 0 && table_.cpu_bound(cpu_bound_misses_)) {
+    recorder_.build_into(table_);
+    // Section 3.5's CMPI where the source gives it (cmpi_threshold 0:
+    // never CPU-bound); ours per microsecond if asked for; else (perf,
+    // declared: no instruction counts) CPU-bound only if nothing missed.
+    const bool cpu = cpu_bound_misses_ > 0   ? table_.cpu_bound_per_us(cpu_bound_misses_)
+                     : cmpi_threshold_ == 0  ? false
+                     : misses_.gives_cmpi() ? table_.cpu_bound_cmpi(cmpi_threshold_)
+                                            : table_.no_misses();
+    if (cpu) {
       ctx->count(w, cpu_bound);
       set_mode(mode::plain);  // section 3.5: plain task stealing, child-first
     } else {
@@ -298,19 +353,26 @@ frame* cats_policy::take_from_pool(worker_view& w, socket_state& s, bool own) {
   if (s.count.load(std::memory_order_acquire) == 0) return nullptr;
   socket_state& home = *sockets_[static_cast<std::size_t>(socket_of(w.id))];
   std::lock_guard guard(s.lock);
-  const bool leaf_ok = home.active.load(std::memory_order_acquire) == 0;
+  bool leaf_ok = home.active.load(std::memory_order_acquire) == 0;
   const std::size_t n = s.pool.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = own ? n - 1 - k : k;
     frame* f = s.pool[i];
     const bool leaf = tier_of(f->ctx) == tier::leaf;
-    if (leaf && !leaf_ok) continue;
+    // s.lock is the pool's, not the home socket's: two workers of one
+    // socket taking from two pools race for the socket, and one wins.
+    if (leaf) {
+      if (!leaf_ok) continue;
+      if (!claim_socket(home)) {
+        leaf_ok = false;
+        continue;
+      }
+    }
     s.pool.erase(s.pool.begin() + static_cast<std::ptrdiff_t>(i));
     s.count.fetch_sub(1, std::memory_order_relaxed);
     if (leaf) {
       set_tier(f->ctx, tier::leaf, static_cast<std::uint32_t>(socket_of(w.id)));  // for share_done
       s.leaves_in_pool.fetch_sub(1, std::memory_order_relaxed);
-      home.active.fetch_add(1, std::memory_order_acq_rel);  // under s.lock: one taker decides at a time
       ctx->count(w, subtrees);
       if (sticky_) {
         std::lock_guard sticky(sticky_lock_);
@@ -321,6 +383,15 @@ frame* cats_policy::take_from_pool(worker_view& w, socket_state& s, bool own) {
     return f;
   }
   return nullptr;
+}
+
+// Section 3.3, enforced: the socket's one subtree slot goes from free to
+// taken by one compare-and-swap, whichever pool the leaf comes from and in
+// every mode (the drains of an earlier partition's pools included).
+// share_done gives it back.
+bool cats_policy::claim_socket(socket_state& home) {
+  int free = 0;
+  return home.active.compare_exchange_strong(free, 1, std::memory_order_acq_rel);
 }
 
 // ------------------------------------------------------------ stealing
@@ -368,7 +439,7 @@ search_result cats_policy::find_work(worker_view& w) {
       // A spawned id was missing from the profile: this root starts a new one.
       {
         std::lock_guard guard(profile_lock_);
-        table_.clear();
+        recorder_.start(0);  // the next root to begin is profiled
         ctx->count(w, reprofiles);
         set_mode(mode::profiling);
       }
@@ -428,11 +499,18 @@ policy_entry cats_entry() {
                    }},
                   {.name = "cpu_bound_misses",
                    .env = "LOCUS_CATS_CPU_BOUND",
-                   .accepted = "a number >= 0 (0: never judge a program CPU-bound)",
-                   .default_value = "10",
-                   .help = "private-cache misses per microsecond below which a task is CPU-bound (section 3.5); "
-                           "most tasks CPU-bound: plain work stealing",
+                   .accepted = misses_accepted,
+                   .default_value = "0",
+                   .help = "ours, 0: off: instead of section 3.5's CMPI, private-cache misses per microsecond "
+                           "below which a task is CPU-bound; most tasks CPU-bound: plain work stealing",
                    .check = [](std::string_view s, std::string_view v) { parse_misses(s, v); }},
+                  {.name = "cmpi_threshold",
+                   .env = "LOCUS_CATS_CMPI",
+                   .accepted = cmpi_accepted,
+                   .default_value = "auto",
+                   .help = "section 3.5: normalized misses per instruction below which a task is CPU-bound; "
+                           "auto: 1 / p_1 (the paper gives no value); most tasks CPU-bound: plain work stealing",
+                   .check = [](std::string_view s, std::string_view v) { parse_cmpi(s, v); }},
                   {.name = "spread",
                    .env = "LOCUS_CATS_SPREAD",
                    .accepted = "0 or 1",

@@ -9,19 +9,23 @@
 //
 // Iteration one: profiling (section 3.2.1). Every spawn is parent-first
 // (section 3.4) and gets a spawn-path id (profile.hpp) that the child's
-// task context carries: policy[0] and policy[2] hold the 64-bit id,
-// policy[1] the number of children the task has spawned (the i of S_i)
-// and the tier. Whenever the running task changes on a worker (a child is
-// spawned or done, a task begins, resumes or suspends), the worker's
-// private-cache misses since the last change are credited to the task that
-// ran (miss_source.hpp), and a completed task's SOID is returned to its
-// parent (Eq. 1, figure 5). Stealing is ordinary work stealing.
+// task context carries: policy[0] and the low half of policy[2] hold the
+// 48-bit id, the high half the root tag, policy[1] the number of children
+// the task has spawned (the i of S_i) and the tier. Whenever the running
+// task changes on a worker (a child is spawned or done, a task begins,
+// resumes or suspends), the worker's last-private-level misses since the
+// last change are credited to the task that ran (miss_source.hpp), and a
+// completed task's SOID is returned to its parent (Eq. 1, figure 5).
+// Stealing is ordinary work stealing.
 //
-// The second iteration begins when a spawned task's id is found among the
-// completed ones (section 3.2.2). Then the program is judged CPU-bound or
-// not (section 3.5: private-cache misses per microsecond of each task's own
-// time, against cpu_bound_misses); a CPU-bound program runs as plain work
-// stealing from then on, child-first, with no lookups.
+// Each root task gets a root tag its tasks inherit; a profile belongs to
+// one root, and each worker records its strands in its own slot
+// (profile.hpp). The second iteration begins when a task of a later root
+// spawns a task whose id is found among the completed ones (section
+// 3.2.2). Then the program is judged CPU-bound or not (section 3.5: each
+// task's normalized misses per instruction, CMPI, against cmpi_threshold);
+// a CPU-bound program runs as plain work stealing from then on,
+// child-first, with no lookups.
 //
 // Later iterations: the tier of each child follows figure 6 from its SOID
 // and its parent's (the shared cache size: shared_cache). Inter-socket
@@ -31,8 +35,9 @@
 // inter-socket task nothing is looked up). Bi-tier stealing (section 3.3):
 // own deque, then the deques of the socket's other workers; then, for the
 // head core only, its socket's inter-socket pool and then other sockets'
-// pools. A socket runs one intra-socket subtree at a time: its head takes a
-// leaf inter-socket task only when the socket's previous one is done.
+// pools. A socket runs one intra-socket subtree at a time: a leaf
+// inter-socket task leaves a pool only for a worker that claimed its
+// socket's slot (claim_socket), free again when the subtree is done.
 // Root tasks are inter-socket work: heads take them.
 //
 // A spawned id missing from the profile (the program's tree changed shape,
@@ -91,6 +96,9 @@ class cats_policy final : public policy_base {
   int num_sockets() const { return static_cast<int>(sockets_.size()); }
   int socket_of(int worker) const { return socket_of_[static_cast<std::size_t>(worker)]; }
   const cats::soid_table& profile() const { return table_; }
+  // The CPU-bound rule's threshold on CMPI (section 3.5): 0 never
+  // CPU-bound, -1 auto where the source gives no CMPI.
+  double cmpi_threshold() const { return cmpi_threshold_; }
 
  private:
   enum class mode : int { profiling, partitioned, plain };
@@ -107,8 +115,9 @@ class cats_policy final : public policy_base {
   // Owner-only: the task whose misses accrue, and the counts at the switch.
   struct alignas(64) worker_state {
     cats::task_id current = 0;
+    cats::root_tag root = 0;
     bool measuring = false;
-    std::uint64_t misses = 0;
+    cats::miss_sample at;
     std::uint64_t ns = 0;
   };
 
@@ -118,14 +127,20 @@ class cats_policy final : public policy_base {
   bool is_head(int w) const { return sockets_[static_cast<std::size_t>(socket_of(w))]->workers.front() == w; }
   // Credits w's misses since its last switch to the task that ran, and
   // makes `next` (if measuring) the task that runs now.
-  void switch_task(worker_view& w, bool measuring, cats::task_id next);
+  void switch_task(worker_view& w, bool measuring, cats::task_id next, cats::root_tag root);
+  // A root task begins on w: its own root tag; the profile's if none is.
+  void begin_root(worker_view& w);
+  // Section 3.3: w's socket runs one intra-socket subtree at a time.
+  bool claim_socket(socket_state& home);
   void finish_profile(worker_view& w);
   frame* take_from_pool(worker_view& w, socket_state& s, bool own);
   search_result plain_search(worker_view& w);  // plain ws from the start (plain_reason_)
   void wake_heads(int first);
 
   cats::miss_source misses_;
-  cats::soid_table table_;
+  cats::profile_recorder recorder_;  // the profile being recorded
+  cats::soid_table table_;           // the last finished profile
+  std::atomic<std::uint32_t> roots_{0};  // root computations begun (their tags)
   std::uint64_t shared_cache_ = 0;
   // What a subtree must stay below: the shared cache, or with spread also
   // 1/sockets of the root's SOID (set when a profile ends).
@@ -134,7 +149,8 @@ class cats_policy final : public policy_base {
   bool sticky_ = false;
   std::mutex sticky_lock_;
   std::unordered_map<cats::task_id, int> last_socket_;  // sticky: leaf id -> socket
-  double cpu_bound_misses_ = 0;
+  double cpu_bound_misses_ = 0;  // ours, 0: off
+  double cmpi_threshold_ = 0;
   std::vector<std::unique_ptr<socket_state>> sockets_;
   std::vector<int> socket_of_;
   std::unique_ptr<worker_state[]> state_;
