@@ -36,6 +36,10 @@ for _bench, _size, _variants in _CELLS:
     _b = ["--benchmarks", _bench] + _size
     RUNS.append({"name": f"{_bench}-serial", "args": _COMMON + _b + ["--variants", "serial", "--workers", "1"]})
     RUNS.append({"name": f"{_bench}", "args": _COMMON + _b + _WORKERS + ["--variants", _variants]})
+    # The isolating run for OpenMP static: the graph (Nabbit) and the loop
+    # (static) on one worker, where no schedule differs, against T_S.
+    RUNS.append({"name": f"{_bench}-one-worker",
+                 "args": _COMMON + _b + ["--variants", "locus:ws,locus:ws+static", "--workers", "1"]})
     RUNS.append({"name": f"{_bench}-hand-offs", "args": _COMMON + _b + _WORKERS + ["--variants", "locus:nabbitc"],
                  "env": {"LOCUS_NABBITC_HAND_OFFS": "on"}, "suffix": "[hand-offs]"})
 
