@@ -30,9 +30,13 @@ namespace bench {
 // TBB-NUMA's standard-TBB configurations, no place hints at all (+noap) or
 // a loop_affinity and no place hints (+ap, the affinity partitioner).
 enum class locus_loops { plain, affinity, static_blocks, guided, distributed, unhinted, affinity_unhinted };
-// Whether the kernel's own place hints (places.hpp) apply.
+// Whether the kernel's own place hints (places.hpp) apply. Not to the
+// models of OpenMP's schedules (+static, +guided): OpenMP runs one loop over
+// the whole range, so block k of all of it is worker k's, not block k of
+// each place's share (which put half of heat's rows on a remote socket).
 constexpr bool place_hinted(locus_loops l) {
-  return l != locus_loops::distributed && l != locus_loops::unhinted && l != locus_loops::affinity_unhinted;
+  return l != locus_loops::distributed && l != locus_loops::unhinted && l != locus_loops::affinity_unhinted &&
+         l != locus_loops::static_blocks && l != locus_loops::guided;
 }
 // Where the locus variants' data lives (bench::variant::data, places.hpp):
 // block p of each array at place p, pages interleaved, or first touch.

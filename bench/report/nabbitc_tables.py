@@ -10,7 +10,8 @@ locus:nabbitc+bad-colors, locus:nabbitc+invalid-colors and locus:ws+static
 (the loop version in OpenMP static's partition; omp:static where the
 results are measured on threads). Prints Markdown:
 
-- figure 6: speedup T_S / T_P of OpenMP static, Nabbit and NabbitC (and
+- figure 6: speedup T_S / T_P of OpenMP static (and guided, where
+  present), Nabbit and NabbitC (and
   NabbitC with our hand-offs, locus:nabbitc[hand-offs], where present);
 - figure 7: remote accesses, as section V-B's node-level measure (the
   cell's summary) and, under the simulator, the true share: remote L3 hits
@@ -35,6 +36,7 @@ BAD, INVALID = "locus:nabbitc+bad-colors", "locus:nabbitc+invalid-colors"
 # NabbitC with our hand-offs option on (tools/reproduce.py's run suffix).
 HANDED = "locus:nabbitc[hand-offs]"
 STATIC = ("locus:ws+static", "omp:static")
+GUIDED = ("locus:ws+guided", "omp:guided")
 
 
 def setting(cell):
@@ -82,9 +84,10 @@ def main(paths):
     names = ["Nabbit", "NabbitC"] + (["NabbitC + hand-offs (ours)"] if handed else [])
     print("Figure 6, speedup T_S / T_P (OpenMP static / " + " / ".join(names) + "), and figure 7, remote "
           "accesses (section V-B measure / true share):\n")
-    print("| benchmark | setting | P | T_S (s) | OpenMP static | " + " | ".join(names) + " | "
-          + " | ".join(f"{n} remote" for n in names) + " |")
-    print("|---|---|---|---|---|" + "---|" * (2 * len(names)))
+    guided = any(v in GUIDED for (_, _, v, _) in cells)
+    print("| benchmark | setting | P | T_S (s) | OpenMP static | " + ("OpenMP guided | " if guided else "")
+          + " | ".join(names) + " | " + " | ".join(f"{n} remote" for n in names) + " |")
+    print("|---|---|---|---|---|" + ("---|" if guided else "") + "---|" * (2 * len(names)))
     for (bench, s), ps in sorted(runs.items()):
         serial = t(bench, s, "serial", 1)
         for p in sorted(ps):
@@ -94,7 +97,9 @@ def main(paths):
                 c = cells.get((bench, s, v, p))
                 remote.append("-" if c is None else f"{fmt(measure(c), '.1f')}% / {fmt(true_remote(c), '.1f')}%")
             speedups = [fmt(ratio(serial, t(bench, s, v, p)), ".1f") for v in policies]
+            by_guided = next((t(bench, s, v, p) for v in GUIDED if t(bench, s, v, p) is not None), None)
             print(f"| {bench} | {s} | {p} | {fmt(serial, '.4f')} | {fmt(ratio(serial, static), '.1f')} | "
+                  + (f"{fmt(ratio(serial, by_guided), '.1f')} | " if guided else "")
                   + " | ".join(speedups) + " | " + " | ".join(remote) + " |")
     def field(bench, s, v, p, key):
         c = cells.get((bench, s, v, p))

@@ -15,9 +15,13 @@ there: named beside the results in docs/reproduction.md.
 
 Nabbit is locus:ws running the same graphs, NabbitC locus:nabbitc with the
 paper's algorithm (its defaults), "+ hand-offs" the same with our
-hand-offs option on (its own column), and OpenMP static the loop version
-with locus's static partition, which runs block k on worker k and on no
-other (parallel.hpp)."""
+hand-offs option on (its own column), OpenMP static the loop version with
+locus's static partition, which runs block k on worker k and on no other
+(parallel.hpp), and OpenMP guided (PageRank only, as in the paper) a model
+of libgomp's guided chunks (locus_backend.hpp).
+
+Not run here yet: mg and cg (Table I: 16,384 and 300 nodes), Smith-Waterman
+(sw, swn2)."""
 
 TITLE = "NabbitC reproduction (seed 004): figures 6 and 7, tables II and III, SIMULATED on nabbitc-8x10"
 
@@ -29,6 +33,11 @@ _CELLS = [
     ("fdtd-graph", ["--param", "nx=20480", "--param", "ny=1024", "--param", "block=1", "--param", "steps=5"], _ALL),
     ("life-graph", ["--param", "n=20482", "--param", "block=1", "--param", "steps=5"], _ALL),
     ("heat-graph", ["--param", "rows=20482", "--param", "n=2048", "--param", "block=1", "--param", "steps=5"], _ALL),
+    # 256 blocks of pages per iteration, 10 iterations: within Table I's 180
+    # (uk-2002) to 1,050 (uk-2007-05) nodes per iteration; an R-MAT graph of
+    # 2^20 vertices, not the web crawls (bench/pagerank_graph/README.md).
+    ("pagerank-graph", ["--param", "scale=20", "--param", "block=4096", "--param", "iterations=10"],
+     _ALL + ",locus:ws+guided"),
 ]
 
 RUNS = []

@@ -2,6 +2,8 @@
 #include "util/parse_setting.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <exception>
 #include <sstream>
 #include <string>
 
@@ -24,6 +26,20 @@ long long parse_integer(std::string_view setting, std::string_view text, long lo
   accepted << "expected " << meaning << ", an integer from " << min << " to " << max;
   if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max)
     reject_setting(setting, text, accepted.str());
+  return v;
+}
+
+double parse_real(std::string_view setting, std::string_view text, double min, double max,
+                  std::string_view accepted) {
+  const std::string s(text);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v) || v < min || v > max) reject_setting(setting, text, accepted);
   return v;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "util/parse_setting.hpp"
@@ -44,17 +45,7 @@ std::uint64_t parse_bytes(std::string_view setting, std::string_view text) {
 }
 
 double parse_number(std::string_view setting, std::string_view text, const char* accepted) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(s, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || !(v >= 0) || !std::isfinite(v))
-    throw config_error(std::string(setting) + "=" + s + ": accepted is " + accepted);
-  return v;
+  return parse_real(setting, text, 0, std::numeric_limits<double>::max(), accepted);
 }
 constexpr const char* misses_accepted = "a number >= 0 of private-cache misses per microsecond (0: off)";
 constexpr const char* cmpi_accepted = "auto, or a number >= 0 of normalized misses per instruction (0: never CPU-bound)";

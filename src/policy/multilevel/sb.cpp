@@ -24,16 +24,9 @@ std::uint32_t tag(int node) { return static_cast<std::uint32_t>(node + 1); }
 // sigma: a number in (0, 1]; mu: in [0, 1] (0: a task that skips a level
 // charges nothing there).
 double parse_fraction(std::string_view setting, std::string_view text, bool zero_ok) {
-  const std::string s(text);
-  std::size_t used = 0;
-  double v = -1;
-  try {
-    v = std::stod(s, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || !std::isfinite(v) || v > 1 || v < 0 || (v == 0 && !zero_ok))
-    reject_setting(setting, text, zero_ok ? "a number from 0 to 1" : "a number above 0, at most 1");
+  const char* accepted = zero_ok ? "a number from 0 to 1" : "a number above 0, at most 1";
+  const double v = parse_real(setting, text, 0, 1, accepted);
+  if (v == 0 && !zero_ok) reject_setting(setting, text, accepted);
   return v;
 }
 
