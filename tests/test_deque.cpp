@@ -25,6 +25,29 @@ TEST(Deque, OwnerIsLifoThiefIsFifo) {
   EXPECT_TRUE(d.looks_empty());
 }
 
+// pop_if takes the newest frame only if it is the one asked for: a join
+// never takes (and loses) a frame of other work (join.cpp take_back_parent).
+TEST(Deque, PopIfNeverTakesAnotherFrame) {
+  work_deque d(2);
+  std::vector<frame> f(4);
+  d.push(&f[0]);
+  d.push(&f[1]);
+  EXPECT_FALSE(d.pop_if(&f[0]));  // not the newest: left where it is
+  EXPECT_FALSE(d.pop_if(&f[2]));  // never pushed
+  EXPECT_TRUE(d.pop_if(&f[1]));
+  EXPECT_FALSE(d.pop_if(&f[1]));  // gone
+  EXPECT_EQ(d.steal(), &f[0]);
+  EXPECT_FALSE(d.pop_if(&f[0]));  // its slot still holds it, but a thief took it
+  for (int i = 0; i < 3; ++i) d.push(&f[static_cast<std::size_t>(i)]);  // grows the array
+  d.push(&f[3]);
+  EXPECT_FALSE(d.pop_if(&f[2]));
+  EXPECT_TRUE(d.pop_if(&f[3]));
+  EXPECT_TRUE(d.pop_if(&f[2]));
+  EXPECT_EQ(d.steal(), &f[0]);
+  EXPECT_TRUE(d.pop_if(&f[1]));  // the last frame, raced for with thieves
+  EXPECT_TRUE(d.looks_empty());
+}
+
 // steal_if decides on the tag pushed beside the frame, and tags survive
 // the array's growth.
 TEST(Deque, StealIfTestsTheTagBesideTheOldestFrame) {

@@ -220,7 +220,11 @@ void fork_join(F&& f, G&& g) {
   // f may have suspended and resumed on another worker: ask again.
   w = detail::current_worker();
   if constexpr (detail_branch::hinted<F>) w->ctx = parent_ctx;
-  if (w->deque.pop() == &job) [[likely]] {
+  // pop_if: a frame of other work at the bottom (this task may have
+  // suspended in f, and the worker run other work meanwhile) stays there;
+  // the job is then stolen for the join, and whoever takes it runs it
+  // (run_fork_job_entry). docs/architecture.md, "The deque fence rule".
+  if (w->deque.pop_if(&job)) [[likely]] {
     if constexpr (detail_branch::hinted<G>) w->ctx.place = job.ctx.place;
     try {
       g_fn();

@@ -96,9 +96,22 @@ namespace {
 // The child's return: if the parent is still at the bottom of this
 // worker's deque, nothing was stolen; pop it and give it back its context.
 // Returns the worker that resumes the parent, or nullptr if it was stolen.
+//
+// Anything else at the bottom stays there (pop_if never takes it): this
+// worker may run a frame found outside its deque while the deque holds
+// frames of other work (ADWS runs a returned continuation first, section
+// 3.1), and a child resumed that way finds their frames, not its parent's.
+// Its parent is then "stolen" for the join's count: either a thief took it
+// (and added its +1), or it is still in some deque, under those frames or
+// on the worker the child suspended on, and whoever takes it from there
+// runs it through steal_spawn_parent, which adds the +1. The count allows
+// the -1 before the +1 (the file's header), so both orders are exact.
+// docs/architecture.md, "The deque fence rule". It used to pop() and drop
+// a frame that was not the parent, which was only safe while every
+// scheduler emptied its deque before running anything found elsewhere.
 worker* take_back_parent(const frame* parent_frame, const task_context& parent_ctx) {
   worker& now_on = this_worker();
-  if (now_on.deque.pop() != parent_frame) [[unlikely]] return nullptr;
+  if (!now_on.deque.pop_if(parent_frame)) [[unlikely]] return nullptr;
   now_on.ctx = parent_ctx;
   return &now_on;
 }
@@ -246,18 +259,23 @@ void sync_group(group_state& g) {
   while (g.parent_first_pending > 0) {
     frame* f = w->deque.pop();
     if (f == nullptr) break;
-    // Everything pushed after this group's children was joined before this
-    // sync, so the newest frames are this group's own: its parent-first
-    // jobs, or a frame the policy's route_spawn pushed for another of its
-    // children (policy_base::routes: tbb-numa's proxies), which goes back; the
-    // scheduler runs it and what lies under it while this task waits.
-    if (f->run != &run_parent_first_job) {
+    // Everything this task pushed after this group's children was joined
+    // before this sync, so the newest frames are this group's own: its
+    // parent-first jobs, or a frame the policy's route_spawn pushed for
+    // another of its children (policy_base::routes: tbb-numa's proxies),
+    // which goes back; the scheduler runs it and what lies under it while
+    // this task waits. Or, if this task suspended and the worker ran
+    // something found outside its deque meanwhile (ADWS's returned
+    // continuations first), frames of that other work, even another
+    // group's parent-first jobs: they go back too, and this group's jobs
+    // under them count as stolen; the scheduler runs them
+    // (run_parent_first_job), which subtracts them as a thief's run does.
+    if (f->run != &run_parent_first_job || static_cast<parent_first_job*>(f)->group != &g) {
       push_own(*w, f);
       break;
     }
     --g.parent_first_pending;
     auto* job = static_cast<parent_first_job*>(f);
-    assert(job->group == &g);
     const task_context parent_ctx = w->ctx;
     w->ctx = job->ctx;  // the child's context, inherited by what it spawns
     if (w->hooks & hook_task_events) [[unlikely]] w->rt->policy->on_task(*w, task_event::begin, job);

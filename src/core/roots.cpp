@@ -64,7 +64,8 @@ frame* run_outside_spawn(frame* f) {
   // The child may have moved to another worker; as in take_back_parent, the
   // continuation is at the bottom of this worker's deque unless a thief took it.
   worker& now_on = this_worker();
-  if (now_on.deque.pop() == caller) release_outside_caller(caller);
+  // pop_if: never takes (and loses) a frame of other work left at the bottom.
+  if (now_on.deque.pop_if(caller)) release_outside_caller(caller);
   root_finished(*now_on.rt, arena);
   return ready;
 }

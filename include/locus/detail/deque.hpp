@@ -133,6 +133,35 @@ class work_deque {
     return f;
   }
 
+  // Owner only. pop(), but only if the newest frame is `expected`: true if
+  // it took `expected`, false if the newest frame is another one (left where
+  // it is) or `expected` was taken by a thief. A join (a spawned child's
+  // return, a fork_join's join) takes back exactly its own frame with this,
+  // so it can never take, and lose, a frame of another chain of work that
+  // the worker left on its deque (docs/architecture.md, "The deque fence
+  // rule"). Costs pop() one compare: the slot is the owner's own write.
+  bool pop_if(const frame* expected) {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    // If the deque is empty this reads a stale slot; then either it differs
+    // (not ours: correct, the frame is gone) or pop's emptiness test below
+    // says so.
+    if (owner_slots_[static_cast<std::size_t>(b) & owner_mask_].load(std::memory_order_relaxed) != expected)
+      return false;
+    bottom_.store(b, std::memory_order_relaxed);
+    deque_owner_fence();
+    std::int64_t t = top_.load(std::memory_order_relaxed);
+    if (t > b) {  // empty: a thief took it
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return false;
+    }
+    if (t == b) {  // last element: race with thieves for it
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return won;
+    }
+    return true;
+  }
+
   // Any thread. Returns the oldest frame, or nullptr if empty or if another
   // thread won the race for it.
   frame* steal() {
