@@ -11,7 +11,8 @@
 # likely over an hour now that every policy runs there), make demo, make test-repeat (the concurrency
 # tests five times over), make test-asan,
 # make test-tsan (SANITIZE_BENCH=ON: with the benchmarks), make package (the Debian package, docs/packaging.md),
-# make reproduce-<paper> (a paper's tables, SIMULATED: docs/reproduction.md).
+# make reproduce-<paper> (a paper's tables, SIMULATED: docs/reproduction.md),
+# make bench-overheads (each construct's cost against oneTBB's, one run).
 
 BUILD      ?= build
 GENERATOR  ?= Ninja
@@ -25,7 +26,7 @@ RESULTS    ?= results
 REPS       ?= 3
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps configure build build-run run demo bench-first bench-all bench-quick bench-sim bench-full test test-repeat test-asan test-tsan package clean
+.PHONY: all deps configure build build-run run demo bench-first bench-all bench-quick bench-overheads bench-sim bench-full test test-repeat test-asan test-tsan package clean
 
 all: build
 
@@ -88,6 +89,16 @@ bench-all: build
 	@$(PYTHON) bench/report/report.py $(RESULTS)/quick.jsonl --out $(RESULTS)/report-all \
 	  --title "locus benchmarks (quick sizes, every cell)" >/dev/null
 	@echo "report: $(RESULTS)/report-all/report.html (and report.md)"
+
+# What each construct costs against oneTBB's (locus-bench --suite overheads;
+# issue 44), in one run: the report's "Overheads against oneTBB" table.
+bench-overheads: build
+	@mkdir -p $(RESULTS)
+	@rm -f $(RESULTS)/overheads.jsonl
+	@$(BUILD)/bin/locus-bench --suite overheads --places core --out $(RESULTS)/overheads.jsonl
+	@$(PYTHON) bench/report/report.py $(RESULTS)/overheads.jsonl --out $(RESULTS)/report-overheads \
+	  --title "locus: overheads against oneTBB (quick sizes)" >/dev/null
+	@echo "report: $(RESULTS)/report-overheads/report.md (Overheads against oneTBB)"
 
 # The name bench-all had before make run became the first look.
 bench-quick: bench-all

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/runtime_state.hpp"
@@ -29,7 +30,7 @@ locus::runtime_options on_cores(int workers, const char* policy = "ws") {
 TEST(SharedQueues, TakenOwnPlaceThenUnhintedThenOtherPlaces) {
   using locus::detail::frame;
   locus::detail::shared_queues q;
-  q.init(3);
+  q.init(3, 1);  // one lane: FIFO within each queue
   std::vector<frame> frames(5);
   const int places[] = {2, -1, 0, 1, 2};  // frame i hinted at places[i]
   for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -43,6 +44,63 @@ TEST(SharedQueues, TakenOwnPlaceThenUnhintedThenOtherPlaces) {
   for (frame* f : expect) EXPECT_EQ(q.try_pop(1), f);
   EXPECT_EQ(q.try_pop(1), nullptr);
   EXPECT_TRUE(q.empty());
+}
+
+// With lanes the order within a queue is only roughly FIFO, but the order
+// of the queues (rules 5', 5'' and 5''') holds, and every frame comes out once.
+TEST(SharedQueues, LanesKeepThePlaceOrderAndLoseNothing) {
+  using locus::detail::frame;
+  locus::detail::shared_queues q;
+  q.init(2, 4);
+  std::vector<frame> frames(300);
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    frames[i].ctx.place = static_cast<std::int16_t>(static_cast<int>(i % 3) - 1);  // -1, 0, 1 in turn
+    q.push(&frames[i]);
+  }
+  std::vector<int> seen(frames.size(), 0);
+  int last_rank = 0;  // a worker of place 1: place 1 first, then unhinted, then place 0
+  for (std::size_t n = 0; n < frames.size(); ++n) {
+    frame* f = q.try_pop(1);
+    ASSERT_NE(f, nullptr) << "after " << n << " of " << frames.size();
+    const int rank = f->ctx.place == 1 ? 0 : f->ctx.place == -1 ? 1 : 2;
+    EXPECT_GE(rank, last_rank) << "a frame of a later queue came before one of an earlier queue";
+    last_rank = rank;
+    ++seen[static_cast<std::size_t>(f - frames.data())];
+  }
+  EXPECT_EQ(q.try_pop(1), nullptr);
+  EXPECT_TRUE(q.empty());
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], 1) << "frame " << i;
+}
+
+// Producers and consumers at once on a queue with lanes: each frame is taken
+// exactly once, and none is left (ThreadSanitizer checks the locking).
+TEST(SharedQueues, ConcurrentPushAndPopTakeEachFrameOnce) {
+  using locus::detail::frame;
+  locus::detail::shared_queues q;
+  q.init(1, 4);
+  constexpr int producers = 3, consumers = 3, per_producer = 20000;
+  std::vector<frame> frames(static_cast<std::size_t>(producers * per_producer));
+  std::vector<std::atomic<int>> taken(frames.size());
+  std::atomic<int> total_taken{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p)
+    threads.emplace_back([&, p] {
+      for (int i = 0; i < per_producer; ++i) q.push(&frames[static_cast<std::size_t>(p * per_producer + i)]);
+    });
+  for (int c = 0; c < consumers; ++c)
+    threads.emplace_back([&] {
+      while (total_taken.load() < static_cast<int>(frames.size())) {
+        if (frame* f = q.try_pop(0)) {
+          taken[static_cast<std::size_t>(f - frames.data())].fetch_add(1);
+          total_taken.fetch_add(1);
+        } else {
+          std::this_thread::yield();
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_TRUE(q.empty());
+  for (std::size_t i = 0; i < taken.size(); ++i) ASSERT_EQ(taken[i].load(), 1) << "frame " << i;
 }
 
 // The spawner keeps its worker busy until the children have run: enqueued

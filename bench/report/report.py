@@ -518,6 +518,74 @@ def overview(benchmarks):
     return rows
 
 
+# The constructs of the overheads suite (bench/runner/suites.cpp, issue 44)
+# and how many of each one a run performs, from its parameters.
+def _fib_forks(n):
+    a, b = 0, 1  # fib(k), fib(k+1); a call with n >= 2 forks: fib(n+1) - 1 forks in all
+    for _ in range(n + 1):
+        a, b = b, a + b
+    return max(a - 1, 0)
+
+
+OVERHEAD_CONSTRUCTS = [
+    ("arena", "arena::execute from a thread", lambda p: int(p["rounds"])),
+    ("arena-from-task", "arena::execute from a task", lambda p: int(p["rounds"])),
+    ("enqueue", "task_group::enqueue", lambda p: int(p["rounds"]) * int(p["tasks"])),
+    ("pipeline", "pipeline item", lambda p: int(p["items"])),
+    ("fib", "fork_join (oneTBB: parallel_invoke)", lambda p: _fib_forks(int(p["n"]))),
+    ("fib-spawn", "task_group::spawn (oneTBB: task_group::run)", lambda p: _fib_forks(int(p["n"]))),
+]
+
+
+def overheads_table(benchmarks):
+    """Issue 44: per construct and P, each variant's cost per operation
+    (median / operations) and each locus variant's time against oneTBB's
+    from the same run (at most 1.00 is the goal); then task_group::spawn
+    against fork_join under each locus policy. Empty unless the run had
+    these benchmarks with a tbb variant."""
+    by_name = {b.name: b for b in benchmarks}
+    rows = []
+    for name, construct, ops_of in OVERHEAD_CONSTRUCTS:
+        b = by_name.get(name)
+        if b is None or "tbb" not in b.by_variant:
+            continue
+        ops = ops_of(b.params)
+        locus = [v for v in b.variants if v.startswith("locus:")]
+        for p in b.workers:
+            tbb = b.t("tbb", p)
+            if not tbb or not ops:
+                continue
+            row = OrderedDict()
+            row["construct"] = f"{construct} ({name})"
+            row["P"] = p
+            row["operations"] = ops
+            row["oneTBB ns/op"] = fmt(tbb / ops * 1e9, 3)
+            for v in locus:
+                t = b.t(v, p)
+                row[f"{v} ns/op"] = fmt(t / ops * 1e9, 3) if t else "-"
+                row[f"{v} / oneTBB"] = fmt(t / tbb) if t else "-"
+            rows.append(row)
+    fj, sp = by_name.get("fib"), by_name.get("fib-spawn")
+    if fj and sp and fj.params.get("n") == sp.params.get("n"):
+        for v in [v for v in sp.variants if v.startswith("locus:") and v in fj.by_variant]:
+            for p in sp.workers:
+                a, b = sp.t(v, p), fj.t(v, p)
+                if a and b:
+                    row = OrderedDict()
+                    row["construct"] = f"task_group::spawn / fork_join under {v} (goal: at most 2)"
+                    row["P"] = p
+                    row["operations"] = _fib_forks(int(sp.params["n"]))
+                    row["spawn / fork_join"] = fmt(a / b)
+                    rows.append(row)
+    # Every row has every column (markdown_table takes the first row's).
+    columns = []
+    for r in rows:
+        for k in r:
+            if k not in columns:
+                columns.append(k)
+    return [OrderedDict((k, r.get(k, "")) for k in columns) for r in rows]
+
+
 def hybrid_tables(cells, runs):
     """The hybrid MPI benchmarks (bench/mpi/README.md), per machine and size:
     one row per program, shape (ranks x workers per rank) and variant, with
@@ -673,6 +741,14 @@ def main():
         ov = sim_overview(timed_benchmarks) if engine == "sim" else overview(timed_benchmarks)
         sections.append((3, f"Overview ({'simulated' if engine == 'sim' else 'measured'}, {size})",
                          [markdown_table(ov), ""], [html_table(ov)]))
+        overheads = overheads_table(timed_benchmarks) if engine != "sim" else []
+        if overheads:
+            note = ("Each construct's cost per operation (median / operations) and each locus variant's time "
+                    "against oneTBB's in this run (issue 44: at most 1.00). The last rows divide "
+                    "task_group::spawn by fork_join (fib-spawn / fib) under each locus policy.")
+            sections.append((3, f"Overheads against oneTBB (measured, {size})",
+                             [note, "", markdown_table(overheads), ""],
+                             [f"<p class='note'>{html.escape(note)}</p>", html_table(overheads)]))
         for b in benchmarks:
             slug = f"{engine}-{size}-{b.name}".replace(":", "_").replace("/", "_")
             params = ", ".join(f"{k}={v}" for k, v in b.params.items())

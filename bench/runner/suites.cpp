@@ -52,6 +52,24 @@ const std::vector<suite>& suites() {
            {"pipeline", {"serial", "locus:ws", "tbb"}},
        },
        true, 3, 1},
+      // "overheads": what each construct costs against oneTBB's, measured in
+      // one run (issue 44; make bench-overheads): entering an arena from a
+      // thread and from a task, task_group::enqueue, pipeline items, and a
+      // fork through fork_join (fib) and through task_group::spawn
+      // (fib-spawn), under ws and tbb-numa. The report's "Overheads against
+      // oneTBB" table divides each locus median by oneTBB's.
+      {"overheads",
+       "each construct's cost against oneTBB's (make bench-overheads): arena entry, enqueue, pipeline, "
+       "fork_join and spawn under ws and tbb-numa",
+       {
+           {"arena", {"locus:ws", "locus:tbb-numa", "tbb"}},
+           {"arena-from-task", {"locus:ws", "locus:tbb-numa", "tbb"}},
+           {"enqueue", {"locus:ws", "locus:tbb-numa", "tbb"}},
+           {"pipeline", {"locus:ws", "locus:tbb-numa", "tbb"}},
+           {"fib", {"serial", "locus:ws", "locus:tbb-numa", "tbb"}},
+           {"fib-spawn", {"serial", "locus:ws", "locus:tbb-numa", "tbb"}},
+       },
+       true, 5, 1},
       {"all", "every benchmark x every variant that applies x workers 1, 2, ..., cores (make bench-all)", {}, false,
        5, 1},
   };

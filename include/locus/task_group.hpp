@@ -187,13 +187,19 @@ class task_group {
       detail::enqueue_hooked(*w, state_, hints_, !used_);
     }
     used_ = true;
-    using job_t = queued_job<std::decay_t<F>>;
-    // From the heap, not a worker's pool: it may be run and freed on a
-    // worker while this thread is not one.
-    auto* job = new (::operator new(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
-    if (w != nullptr) job->ctx = w->ctx;
-    job->ctx.place = place;
-    job->invoke = &invoke_outside<std::decay_t<F>>;
+    detail::parent_first_job* job;
+    if (w != nullptr) {
+      // From this worker's pool of job blocks, as a parent-first child: a
+      // worker runs it and gives the block to its own pool.
+      job = queue<F>(std::addressof(f), &state_);
+      job->ctx = w->ctx;
+    } else {
+      // From the heap: this thread has no pool.
+      using job_t = queued_job<std::decay_t<F>>;
+      job = new (::operator new(sizeof(job_t))) job_t(&state_, std::forward<F>(f));
+      job->invoke = &invoke_outside<std::decay_t<F>>;
+    }
+    job->ctx.place = static_cast<std::int16_t>(place);
     detail::enqueue_child(state_, job);
   }
 

@@ -7,7 +7,8 @@
 
 namespace locus::detail {
 
-void arena_manager::init(const placement& places, int max_arenas, arena_shares mode, bool isolating) {
+void arena_manager::init(const placement& places, int max_arenas, arena_shares mode, bool isolating,
+                         unsigned queue_lanes) {
   places_ = &places;
   mode_ = mode;
   isolating_ = isolating;
@@ -15,7 +16,7 @@ void arena_manager::init(const placement& places, int max_arenas, arena_shares m
   slots_ = std::make_unique<arena_slot[]>(count_);
   const auto num_places = static_cast<std::size_t>(places.num_places);
   for (std::size_t a = 0; a < count_; ++a) {
-    slots_[a].roots.init(places.num_places);
+    slots_[a].roots.init(places.num_places, queue_lanes);
     slots_[a].allotted = std::make_unique<std::atomic<int>[]>(num_places);
     for (std::size_t p = 0; p < num_places; ++p) slots_[a].allotted[p].store(0, std::memory_order_relaxed);
   }

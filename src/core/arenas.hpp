@@ -62,8 +62,9 @@ class arena_manager {
   // Slot 0 (the default arena) is open with every worker. With `isolating`
   // false (the policy's registry entry says its schedule spans the whole
   // machine), every worker serves every arena: all arenas' frames go
-  // through slot 0's queues and the shares are never applied.
-  void init(const placement& places, int max_arenas, arena_shares mode, bool isolating);
+  // through slot 0's queues and the shares are never applied. queue_lanes:
+  // the lanes of each shared queue (shared_queues.hpp).
+  void init(const placement& places, int max_arenas, arena_shares mode, bool isolating, unsigned queue_lanes);
 
   // Opens a slot for a locus::arena that asks for at most max_concurrency
   // workers (clamped to the pool, or with `only_place` >= 0 to the workers

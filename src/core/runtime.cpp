@@ -1,4 +1,5 @@
 // Starting and stopping the pool, and the public queries.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -135,7 +136,10 @@ runtime_state::runtime_state(settings s)
   g_spawn_on_stack = cfg.spawn_on_stack && !sanitizers::thread_sanitizer;
   spin_ns = static_cast<std::uint64_t>(cfg.spin_us) * 1000;
   const policy_entry& entry = *find_policy(cfg.policy);  // resolve_settings checked the name
-  arenas.init(places, cfg.arena_max, cfg.shares, entry.isolates_arenas);
+  // Lanes against host contention on the shared queues: up to 4, one per
+  // worker; one under the simulator, whose workers never contend.
+  const unsigned lanes = eng->concurrent() ? static_cast<unsigned>(std::clamp(cfg.workers, 1, 4)) : 1;
+  arenas.init(places, cfg.arena_max, cfg.shares, entry.isolates_arenas, lanes);
   install_stack_guard(cfg.stack_bytes);
   for (int i = 0; i < cfg.workers; ++i) {
     const auto idx = static_cast<std::size_t>(i);

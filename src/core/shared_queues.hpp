@@ -4,7 +4,6 @@
 #pragma once
 
 #include <atomic>
-#include <deque>
 #include <memory>
 #include <mutex>
 
@@ -12,31 +11,105 @@
 
 namespace locus::detail {
 
-// One shared queue: root tasks submitted from outside the pool, enqueued
-// tasks, woken waiters. A mutex is fine here: this is the entry of a whole
-// computation or a detached task, not the fast path.
-class injector {
+// A FIFO of frames in a ring that grows by doubling; nothing is allocated
+// until the first push (an arena's queues mostly stay empty).
+class frame_ring {
  public:
+  bool empty() const { return count_ == 0; }
   void push(frame* f) {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(f);
-    size_.fetch_add(1, std::memory_order_seq_cst);
+    if (count_ == capacity_) grow();
+    slots_[(head_ + count_) & (capacity_ - 1)] = f;
+    ++count_;
   }
-  frame* try_pop() {
-    if (size_.load(std::memory_order_seq_cst) == 0) return nullptr;
-    std::lock_guard lock(mutex_);
-    if (queue_.empty()) return nullptr;
-    frame* f = queue_.front();
-    queue_.pop_front();
-    size_.fetch_sub(1, std::memory_order_relaxed);
+  frame* pop() {
+    frame* f = slots_[head_];
+    head_ = (head_ + 1) & (capacity_ - 1);
+    --count_;
     return f;
   }
-  bool empty() const { return size_.load(std::memory_order_seq_cst) == 0; }
 
  private:
-  std::mutex mutex_;
-  std::deque<frame*> queue_;
-  std::atomic<std::size_t> size_{0};
+  void grow() {
+    const std::size_t capacity = capacity_ == 0 ? 16 : capacity_ * 2;
+    auto slots = std::make_unique<frame*[]>(capacity);
+    for (std::size_t i = 0; i < count_; ++i) slots[i] = slots_[(head_ + i) & (capacity_ - 1)];
+    slots_ = std::move(slots);
+    capacity_ = capacity;
+    head_ = 0;
+  }
+  std::unique_ptr<frame*[]> slots_;
+  std::size_t head_ = 0, count_ = 0, capacity_ = 0;
+};
+
+// A turn for this thread's next shared-queue operation (shared_queues.cpp):
+// a counter per thread, started at a different value on each, so that two
+// threads seldom go for the same lane.
+unsigned next_lane_turn() noexcept;
+
+// One shared queue: root tasks submitted from outside the pool, enqueued
+// tasks, woken waiters. It has a few lanes, each a lock and a FIFO on its
+// own cache line, as oneTBB's task_stream has for its enqueued tasks: a push
+// goes to the first lane from this thread's turn whose lock is free, a pop
+// takes from the first non-empty lane it can lock, and waits for a lock
+// only when every non-empty lane is held. So a producer and a consumer (or
+// two producers) seldom wait for one lock or write one line at once, which
+// one lock made them do on every operation. The order is FIFO within a lane
+// and roughly FIFO across them, as oneTBB's. With one lane (the simulator,
+// where nothing contends; a pool of one worker) it is one FIFO.
+class injector {
+ public:
+  void init(unsigned lanes) {
+    count_ = lanes < 1 ? 1 : lanes;
+    lanes_ = std::make_unique<lane[]>(count_);
+  }
+  void push(frame* f) {
+    const unsigned start = count_ == 1 ? 0 : next_lane_turn();
+    for (unsigned i = 0; i < count_; ++i) {
+      lane& l = lanes_[(start + i) % count_];
+      std::unique_lock lock(l.mutex, std::try_to_lock);
+      if (lock) return l.push(f);
+    }
+    lane& l = lanes_[start % count_];
+    std::lock_guard lock(l.mutex);
+    l.push(f);
+  }
+  // nullptr when every lane was empty. A caller that read the shared
+  // queues' total (seq_cst) after a push's count sees that push's lane size.
+  frame* try_pop() {
+    const unsigned start = count_ == 1 ? 0 : next_lane_turn();
+    lane* held = nullptr;  // a non-empty lane whose lock was taken
+    for (unsigned i = 0; i < count_; ++i) {
+      lane& l = lanes_[(start + i) % count_];
+      if (l.size.load(std::memory_order_relaxed) == 0) continue;
+      std::unique_lock lock(l.mutex, std::try_to_lock);
+      if (!lock) {
+        if (held == nullptr) held = &l;
+        continue;
+      }
+      if (frame* f = l.take()) return f;
+    }
+    if (held == nullptr) return nullptr;
+    std::lock_guard lock(held->mutex);
+    return held->take();
+  }
+
+ private:
+  struct alignas(64) lane {
+    std::mutex mutex;
+    std::atomic<std::size_t> size{0};  // changed under the lock; read without it as a hint
+    frame_ring items;
+    void push(frame* f) {
+      items.push(f);
+      size.fetch_add(1, std::memory_order_relaxed);
+    }
+    frame* take() {  // under the lock
+      if (items.empty()) return nullptr;
+      size.fetch_sub(1, std::memory_order_relaxed);
+      return items.pop();
+    }
+  };
+  unsigned count_ = 1;
+  std::unique_ptr<lane[]> lanes_;
 };
 
 // The shared queues (TBB-NUMA section 4.4.3): one per place for frames
@@ -46,9 +119,10 @@ class injector {
 // place whose workers are all busy still runs elsewhere.
 class shared_queues {
  public:
-  void init(int places) {
+  void init(int places, unsigned lanes) {
     places_ = places;
     queues_ = std::make_unique<injector[]>(static_cast<std::size_t>(places) + 1);
+    for (int q = 0; q <= places; ++q) queues_[static_cast<std::size_t>(q)].init(lanes);
   }
   void push(frame* f) {
     const int place = f->ctx.place;

@@ -116,6 +116,11 @@ class engine {
   // first waits until every worker sleeps, so that what the outside does
   // lands at the same simulated moment every run.
   virtual void from_outside(void (*fn)(void*), void* arg) { fn(arg); }
+  // Whether the workers run at once on host threads (the threaded engine)
+  // or one at a time on virtual threads (the simulator, where nothing
+  // contends for a lock: structures split only against host contention,
+  // such as the shared queues' lanes, keep one part there).
+  virtual bool concurrent() const { return true; }
   // Whether from_outside waits until every worker sleeps: then, with no
   // computation in flight, nothing can arrive while a worker spins.
   virtual bool outside_waits_for_sleepers() const { return false; }

@@ -63,6 +63,7 @@ class sim_engine final : public engine {
   std::uint64_t seed(int worker) override;
   void from_outside(void (*fn)(void*), void* arg) override;
   bool outside_waits_for_sleepers() const override { return true; }
+  bool concurrent() const override { return false; }
   void charge(sched_op op, int worker, int other) override;
   cost_id declare_cost(const operation_decl& op) override;
   void charge(cost_id op, int worker, int other) override;
