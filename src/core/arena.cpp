@@ -79,8 +79,10 @@ void arena_enqueue(const arena_handle& a, detached_job* job) { submit_detached(j
 std::vector<int> arena_workers_per_place(const arena_handle& a) {
   runtime_state& rt = pool_of(a);
   std::vector<int> out;
+  // Without work an arena has no workers, whatever deal lasts (arenas.hpp).
+  const bool has_work = rt.arenas.slot(a.id).in_flight.load(std::memory_order_acquire) > 0;
   for (int p = 0; p < rt.places.num_places; ++p)  // under a policy whose arenas share every worker, all of them
-    out.push_back(rt.arenas.isolating() ? rt.arenas.allotted(a.id, p)
+    out.push_back(rt.arenas.isolating() ? (has_work ? rt.arenas.allotted(a.id, p) : 0)
                                         : static_cast<int>(rt.places.place_workers[static_cast<std::size_t>(p)].size()));
   return out;
 }

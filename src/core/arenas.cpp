@@ -43,6 +43,7 @@ int arena_manager::open(int max_concurrency, int only_place) {
     s.max_concurrency.store(std::clamp(max_concurrency, 1, workers), std::memory_order_relaxed);
     s.only_place.store(only_place, std::memory_order_relaxed);
     if (isolating_) engaged_.store(true, std::memory_order_release);
+    dealt_.clear();
     return static_cast<int>(a);
   }
   throw std::runtime_error("locus::arena: all " + std::to_string(count_ - 1) +
@@ -54,6 +55,7 @@ int arena_manager::open(int max_concurrency, int only_place) {
 void arena_manager::close(int id) {
   std::lock_guard guard(lock_);
   slot(id).open = false;
+  dealt_.clear();
 }
 
 int arena_manager::place_cap(int id, int p) const {
@@ -164,10 +166,19 @@ int arena_manager::try_lend(int mine, int place) {
 
 void arena_manager::rebalance(std::vector<int>& moved) {
   std::lock_guard guard(lock_);
-  std::vector<int> active;
+  std::vector<int>& active = active_;  // reused: a rebalance that deals nothing allocates nothing
+  active.clear();
   for (std::size_t a = 0; a < count_; ++a)
     if (slots_[a].in_flight.load(std::memory_order_seq_cst) > 0) active.push_back(static_cast<int>(a));
-  if (active.empty()) active.push_back(0);  // an idle pool waits in the default arena
+  // A deal lasts (issue 44, oneTBB's hysteresis): when no arena has work
+  // left, the workers keep the deal they have (they are idle wherever they
+  // wait), and a deal for the arenas that have work now is the one in force.
+  // So a loop of short execute calls deals once, not twice per entry; an
+  // arena that starts or ends work while another has work still deals at
+  // once, and open and close forget the deal (a slot may be reused with
+  // another max_concurrency or place).
+  if (active.empty() || active == dealt_) return;
+  dealt_ = active;
   std::vector<std::uint16_t> target(places_->worker_place.size(), 0);
   assign(active, target);
   for (std::size_t w = 0; w < target.size(); ++w)

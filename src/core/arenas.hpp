@@ -92,7 +92,9 @@ class arena_manager {
 
   // Recomputes every arena's share from the arenas that have work now and
   // appends to `moved` the workers whose target changed (to be woken, out
-  // of any lock: under the simulator a wake may switch fibers).
+  // of any lock: under the simulator a wake may switch fibers). Nothing
+  // changes when no arena has work or the same arenas have work as at the
+  // last deal: a deal lasts until the demand changes (arenas.cpp).
   void rebalance(std::vector<int>& moved);
 
   // Some arena with work got no worker at the last rebalance.
@@ -131,7 +133,9 @@ class arena_manager {
   std::unique_ptr<std::atomic<std::uint16_t>[]> targets_;  // per worker
   std::atomic<bool> engaged_{false};
   std::atomic<bool> starving_{false};
-  std::mutex lock_;  // open, close, rebalance
+  std::vector<int> active_;  // rebalance's scratch list of the arenas with work
+  std::vector<int> dealt_;   // the arenas with work at the last deal (rebalance)
+  std::mutex lock_;          // open, close, rebalance; active_ and dealt_
 };
 
 }  // namespace locus::detail
