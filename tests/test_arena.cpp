@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <semaphore>
 #include <set>
@@ -199,6 +200,86 @@ TEST(Arena, ExecuteReturnsWhatItsFunctionReturnsAndRethrows) {
   EXPECT_TRUE(caught);
   // Inside the arena already: runs in place.
   EXPECT_EQ(a.execute([&] { return a.execute([] { return locus::this_arena::id(); }); }), a.id());
+}
+
+// oneTBB's rule for a thread entering an arena (issue 44): while one of the
+// arena's workers sleeps, the thread runs f itself, as that worker; what f
+// spawns is stealable as usual, what it throws reaches the caller, and the
+// worker is given back asleep.
+TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
+  locus::runtime_options o = two_places();
+  o.workers = 2;
+  locus::runtime rt(o);
+  locus::arena a;
+  a.execute([] {});  // a's first work: the resource manager deals it the workers, and the deal lasts
+  auto& pool = locus::detail::pool();
+  auto all_asleep = [&] {
+    for (auto& w : pool.workers)
+      if (w->park_word.load() != locus::detail::worker::parked) return false;
+    return true;
+  };
+  std::function<long(int)> fib = [&](int n) -> long {
+    if (n < 2) return n;
+    long x = 0, y = 0;
+    locus::fork_join([&] { x = fib(n - 1); }, [&] { y = fib(n - 2); });
+    return x + y;
+  };
+  for (int round = 0; round < 3; ++round) {
+    // Idle workers go to sleep after LOCUS_SPIN_US, without a timer (no
+    // computation is in flight): wait for that, however long it takes.
+    while (!all_asleep()) std::this_thread::yield();
+    std::thread::id ran_on;
+    int worker = -1;
+    const long got = a.execute([&] {
+      ran_on = std::this_thread::get_id();
+      worker = locus::worker_id();
+      return fib(18);
+    });
+    EXPECT_EQ(got, 2584);
+    EXPECT_EQ(ran_on, std::this_thread::get_id()) << "round " << round;
+    EXPECT_GE(worker, 0);
+    while (!all_asleep()) std::this_thread::yield();
+    EXPECT_THROW(a.execute([] { throw std::runtime_error("from the entering thread"); }), std::runtime_error);
+  }
+  for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now);
+}
+
+// Threads entering arenas at once, again and again, while the workers come
+// and go between sleep and work: every entry's work is done once, its
+// exceptions reach its caller, and nothing runs outside its arena.
+TEST(ArenaEntry, ManyThreadsEnteringAgainAndAgainLoseNothing) {
+  for (const char* policy : {"ws", "tbb-numa", "adws"}) {
+    SCOPED_TRACE(policy);
+    locus::runtime_options o = two_places(policy);
+    o.workers = 3;
+    locus::runtime rt(o);
+    locus::arena a, b(2);
+    std::atomic<long> sum{0};
+    std::atomic<int> caught{0}, wrong{0};
+    constexpr int threads = 3, entries = 150;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (int i = 0; i < entries; ++i) {
+          locus::arena& mine = (i + t) % 2 == 0 ? a : b;
+          try {
+            mine.execute([&] {
+              locus::parallel_for(0, 8, 1, [&](std::int64_t k) {
+                if (locus::this_arena::id() != mine.id() || !serves(mine.id())) wrong.fetch_add(1);
+                sum.fetch_add(k + 1);
+              });
+              if (i % 10 == 0) throw std::runtime_error("entry");
+            });
+          } catch (const std::runtime_error&) {
+            caught.fetch_add(1);
+          }
+        }
+      });
+    for (auto& t : pool) t.join();
+    EXPECT_EQ(sum.load(), 36L * threads * entries);
+    EXPECT_EQ(caught.load(), threads * (entries / 10));
+    EXPECT_EQ(wrong.load(), 0);
+  }
 }
 
 TEST(Arena, EnqueuedTasksRunInTheirArena) {

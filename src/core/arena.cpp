@@ -54,7 +54,7 @@ void arena_close(const arena_handle& a) noexcept {
 void arena_execute(const arena_handle& a, void (*fn)(void*), void* arg) {
   runtime_state& rt = pool_of(a);
   worker_view* w = current_worker();
-  if (w == nullptr) return run_in_arena(a.id, fn, arg);
+  if (w == nullptr) return enter_arena(a.id, fn, arg);  // as one of its workers, if one sleeps (roots.cpp)
   if (w->ctx.arena == a.id) return fn(arg);  // already in it: run here, as oneTBB does
   if (rt.arenas.isolating()) return run_in_arena(a.id, fn, arg);
   // The policy's arenas share every worker (registry.hpp, isolates_arenas):

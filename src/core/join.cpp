@@ -213,6 +213,8 @@ void fiber_main(transfer t) {
     case switch_msg::kind::release_from:
       this_worker().fibers.give(msg->from);
       break;
+    case switch_msg::kind::start_job:
+      run_scheduler_from(static_cast<frame*>(msg->payload));
     case switch_msg::kind::none:
       break;
   }

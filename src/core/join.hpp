@@ -15,6 +15,9 @@ void fiber_main(transfer t);
 // The scheduling loop (scheduler.cpp): resumes `ready` if not null, else
 // finds work. Never returns.
 [[noreturn]] void run_scheduler(frame* ready);
+// The same, with `job` run first as a frame a search found (a thread that
+// entered an arena as one of its workers starts its root so: roots.cpp).
+[[noreturn]] void run_scheduler_from(frame* job);
 
 // Whether work-first spawns use locus_call_on_stack (x86-64) or two fiber
 // switches; set when the pool starts (LOCUS_SPAWN_SWITCH).

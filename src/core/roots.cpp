@@ -5,10 +5,13 @@
 // worker's parent would resume), and a function run as the root of an
 // arena (run_in_arena, run_on_pool: the caller blocks, or a task of another
 // arena suspends, until it has returned).
+#include <sched.h>
+
 #include <cassert>
 #include <exception>
 #include <semaphore>
 
+#include "core/join.hpp"
 #include "core/runtime_state.hpp"
 #include "core/span.hpp"
 #include "locus/detail/wait_queue.hpp"
@@ -126,7 +129,157 @@ frame* run_root_task(frame* f) {
 }
 }  // namespace
 
-void run_in_arena(int arena, void (*fn)(void*), void* arg) {
+// ---------------------------------------------------------------- entering as a worker
+//
+// oneTBB's rule for a thread that enters an arena (issue 44): the thread
+// takes one of the arena's slots and runs f itself, and workers join as the
+// arena's work grows. Handing f to a worker instead costs a hand-off and a
+// wake-up each way, and a third thread on the cores. A locus worker is a
+// slot: the entering thread takes a worker of the arena that sleeps
+// (park_word parked -> borrowed, so that neither a waker nor the worker's
+// own thread takes it meanwhile; scheduler.cpp, sleep), becomes that worker
+// on its own thread, and runs the root on a fresh fiber of it, as the
+// worker would have. What the root spawns is stealable and wakes sleepers
+// as usual. The thread goes on as the worker while it finds work, and at
+// the first search that finds none (borrowed_now, find_work) it comes back
+// here and gives the worker back asleep. If the root moved meanwhile (a
+// thief took its continuation), the thread then waits for it as before.
+//
+// The root never runs on the thread's own stack, so no continuation of it
+// can be resumed on another thread with this stack under it. Not under the
+// simulator (its workers are virtual threads that only it runs), nor with
+// LOCUS_SPAN (a measured root runs as submitted), nor when no worker the
+// arena may use and the policy lets take roots sleeps.
+namespace {
+
+// This thread's own stack as a fiber, and its signal stack for the stack
+// guard's message, made once per thread and released at its exit. Out of
+// line (a thread-local): see fiber.hpp, running_fiber.
+struct outside_thread_state {
+  fiber* home = nullptr;
+  ~outside_thread_state() {
+    if (home == nullptr) return;
+    delete home;
+    remove_alt_stack_for_thread();
+  }
+};
+[[gnu::noinline]] fiber* outside_thread_home() {
+  static thread_local outside_thread_state state;
+  if (state.home == nullptr) {
+    install_alt_stack_for_thread();
+    state.home = thread_stack_fiber();
+  }
+  return state.home;
+}
+
+// Whether worker w may run a root of `arena` now: the arena's (by the
+// resource manager's deal) and allowed roots by the policy.
+bool may_run_root(const runtime_state& rt, worker& w, int arena) {
+  if (rt.arenas.engaged() && rt.arenas.target(w.id) != arena) return false;
+  return !rt.policy_filters_work || rt.policy->may_take(w, nullptr);
+}
+
+bool borrow(worker& w) {
+  std::uint32_t parked = worker::parked;
+  return w.park_word.compare_exchange_strong(parked, worker::borrowed, std::memory_order_acq_rel);
+}
+
+// A worker that may run a root of `arena`, now borrowed, or nullptr. A
+// sleeping one first, on the CPU this thread runs on if there is one (its
+// caches, its place). Else one that searches in vain is asked to sleep at
+// once and borrowed when it does, within LOCUS_SPIN_US: a worker kept
+// awake by the roots it was handed would otherwise never sleep between
+// entries, and every entry would be a hand-off.
+worker* borrow_worker(runtime_state& rt, int arena) {
+  const int cpu = sched_getcpu();
+  worker* other = nullptr;
+  worker* searching = nullptr;
+  for (auto& candidate : rt.workers) {
+    worker& w = *candidate;
+    const std::uint32_t word = w.park_word.load(std::memory_order_relaxed);
+    if (word == worker::borrowed || !may_run_root(rt, w, arena)) continue;
+    if (word != worker::parked) {
+      if (searching == nullptr && w.published_activity.load(std::memory_order_relaxed) ==
+                                      static_cast<std::uint8_t>(activity::idle))
+        searching = &w;
+    } else if (rt.places.worker_os_cpu[static_cast<std::size_t>(w.id)] != cpu) {
+      if (other == nullptr) other = &w;
+    } else if (borrow(w)) {
+      return &w;
+    }
+  }
+  if (other != nullptr && borrow(*other)) return other;
+  if (searching == nullptr) return nullptr;
+  searching->sleep_request.store(true, std::memory_order_release);
+  const std::uint64_t since = rt.eng->now_ns();
+  for (unsigned spins = 0;; ++spins) {
+    if (searching->park_word.load(std::memory_order_acquire) == worker::parked && borrow(*searching)) return searching;
+    if (spins % 64 == 63 && rt.eng->now_ns() - since >= rt.spin_ns) break;
+    rt.eng->relax(spins);
+  }
+  searching->sleep_request.store(false, std::memory_order_relaxed);
+  return nullptr;
+}
+
+// Runs `root` as worker w on this thread until w finds nothing to do.
+void run_as(runtime_state& rt, worker& w, frame& root) {
+  fiber* const home = outside_thread_home();
+  fiber* const own_home = w.home;
+  w.home = home;  // where its loop returns (go_home) when the search finds nothing
+  w.borrowed_now = true;
+  bind_thread_to_worker(&w);
+  set_running_fiber(home);
+  // Its deque is empty (it slept). Under a policy whose arenas share every
+  // worker, every worker serves the default arena.
+  if (rt.arenas.isolating()) serve_arena(w, root.ctx.arena);
+  switch_msg start{switch_msg::kind::start_job, nullptr, &root};
+  after_resume(switch_fiber(home, w.fibers.take_to_start(), &start, false));
+  // Back on this thread's stack: w found nothing more to do.
+  w.borrowed_now = false;
+  w.home = own_home;
+  set_running_fiber(nullptr);
+  bind_thread_to_worker(nullptr);
+  // Given back asleep. Its thread sleeps on, without a timer if it went to
+  // sleep with no computation in flight. The sleep protocol (scheduler.cpp)
+  // has the start of a computation wake every sleeper, so that none sleeps
+  // without a timer while one is in flight; a borrowed root does not (the
+  // borrower is the computation's worker meanwhile, and it leaves only when
+  // it finds nothing to do), so if a computation is still in flight when it
+  // leaves (the root moved on, or another thread's), or the pool stops, every
+  // sleeper is woken now. The seq_cst store and read pair with
+  // root_started's RMW and its reads of every park_word (runtime.cpp): one
+  // of the two sees the other.
+  w.park_word.store(worker::parked, std::memory_order_seq_cst);
+  if (!w.deque.looks_empty() || !w.posted.looks_empty()) wake_if_parked(rt, w);  // its frames need it
+  if (rt.roots_in_flight.load(std::memory_order_seq_cst) > 0 || rt.stopping.load(std::memory_order_seq_cst))
+    wake_all_sleepers(rt);
+}
+
+// Starts `root` from this thread outside the pool: as a borrowed worker when
+// one sleeps, else queued for the workers (submit_root).
+void start_from_outside(runtime_state& rt, frame& root) {
+  // A place-limited arena's tasks run only on its place's cores, which this
+  // thread, unpinned, is not confined to: its roots go to its workers.
+  if (!rt.eng->concurrent() || rt.cfg.span || rt.arenas.slot(root.ctx.arena).only_place.load(std::memory_order_relaxed) >= 0)
+    return submit_root(rt, &root);
+  const int arena = root.ctx.arena;
+  // Borrowed before the root counts (so that a worker asked to sleep
+  // sleeps without a timer: no computation is in flight yet), by the deal
+  // in force; checked again once the root's start may have changed it.
+  worker* w = borrow_worker(rt, arena);
+  const bool starts_computation = root_started(rt, arena);
+  if (w != nullptr && !may_run_root(rt, *w, arena)) {
+    w->park_word.store(worker::parked, std::memory_order_seq_cst);
+    wake_if_parked(rt, *w);  // it may have slept without a timer
+    w = nullptr;
+  }
+  if (w == nullptr) return publish_root(rt, &root, starts_computation);
+  run_as(rt, *w, root);
+}
+
+// fn(arg) as a root of `arena`; from a thread outside the pool as one of
+// its workers if `may_enter` (start_from_outside).
+void run_root(int arena, void (*fn)(void*), void* arg, bool may_enter) {
   runtime_state& rt = pool();
   root_task root;
   root.run = &run_root_task;
@@ -134,7 +287,8 @@ void run_in_arena(int arena, void (*fn)(void*), void* arg) {
   root.arg = arg;
   root.ctx.arena = static_cast<std::uint16_t>(arena);
   if (current_worker() == nullptr) {
-    submit_root(rt, &root);
+    if (may_enter) start_from_outside(rt, root);
+    else submit_root(rt, &root);
   } else {
     // A task of another arena: a root is in flight already, so this starts
     // no computation; the task suspends until the root has returned, and
@@ -145,6 +299,11 @@ void run_in_arena(int arena, void (*fn)(void*), void* arg) {
   root.done.wait();
   if (root.error) std::rethrow_exception(root.error);
 }
+}  // namespace
+
+void run_in_arena(int arena, void (*fn)(void*), void* arg) { run_root(arena, fn, arg, false); }
+
+void enter_arena(int arena, void (*fn)(void*), void* arg) { run_root(arena, fn, arg, true); }
 
 void run_on_pool(void (*fn)(void*), void* arg) { run_in_arena(0, fn, arg); }
 

@@ -191,28 +191,29 @@ runtime_state::~runtime_state() {
 }
 
 void submit_root(runtime_state& rt, frame* f) {
-  rt.eng->run_from_outside([&] {
-    const int arena = f->ctx.arena;
-    const bool starts_computation = root_started(rt, arena);
-    rt.arenas.queues_of(arena).push(f);
-    rt.eng->notify_idle();
-    // The first root of a computation wakes every sleeper: those that fell
-    // asleep while the pool was idle have no timer, and would otherwise
-    // sleep through the computation unless a wake-up happened to choose
-    // them. The seq_cst RMW on roots_in_flight in root_started pairs with a
-    // sleeper's seq_cst store of park_word before it reads roots_in_flight
-    // (scheduler.cpp, sleep protocol).
-    if (starts_computation) return wake_all_sleepers(rt);
-    // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
-    // A searcher takes the root, so a sleeper is woken only if nobody
-    // searches; unless the policy forbids roots to some workers (ADWS:
-    // worker 0 alone takes them), or arenas are in use (the searchers may
-    // serve other arenas), when the searchers may all be forbidden and a
-    // sleeper that may take it is woken anyway.
-    const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
-    if (rt.policy_filters_work || rt.arenas.engaged() ? (idle >> 32) != 0 : sleeper_should_wake(idle))
-      wake_sleeper_for(rt, nullptr, arena);
-  });
+  rt.eng->run_from_outside([&] { publish_root(rt, f, root_started(rt, f->ctx.arena)); });
+}
+
+void publish_root(runtime_state& rt, frame* f, bool starts_computation) {
+  const int arena = f->ctx.arena;
+  rt.arenas.queues_of(arena).push(f);
+  rt.eng->notify_idle();
+  // The first root of a computation wakes every sleeper: those that fell
+  // asleep while the pool was idle have no timer, and would otherwise
+  // sleep through the computation unless a wake-up happened to choose
+  // them. The seq_cst RMW on roots_in_flight in root_started pairs with a
+  // sleeper's seq_cst store of park_word before it reads roots_in_flight
+  // (scheduler.cpp, sleep protocol).
+  if (starts_computation) return wake_all_sleepers(rt);
+  // Pairs with the seq_cst RMW of a worker going to sleep (scheduler.cpp).
+  // A searcher takes the root, so a sleeper is woken only if nobody
+  // searches; unless the policy forbids roots to some workers (ADWS:
+  // worker 0 alone takes them), or arenas are in use (the searchers may
+  // serve other arenas), when the searchers may all be forbidden and a
+  // sleeper that may take it is woken anyway.
+  const std::uint64_t idle = g_idle_state.load(std::memory_order_seq_cst);
+  if (rt.policy_filters_work || rt.arenas.engaged() ? (idle >> 32) != 0 : sleeper_should_wake(idle))
+    wake_sleeper_for(rt, nullptr, arena);
 }
 
 void queue_shared(runtime_state& rt, frame* f) {

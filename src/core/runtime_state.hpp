@@ -70,9 +70,16 @@ struct runtime_state {
 runtime_state* pool_if_started() noexcept;
 runtime_state& pool();  // starts the pool from the environment if needed
 
+// locus::arena::execute from a thread outside the pool: run_in_arena, but
+// the thread runs fn itself as one of the arena's workers when one sleeps
+// (roots.cpp, oneTBB's rule for a thread entering an arena).
+void enter_arena(int arena, void (*fn)(void*), void* arg);
 // Submits a root frame from outside the pool, in the arena of its context,
 // and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);
+// submit_root's second half, once root_started has counted the root (and
+// said whether it starts a computation): queue it and wake a worker.
+void publish_root(runtime_state& rt, frame* f, bool starts_computation);
 // Puts a frame in its arena's shared queue from a worker and wakes a worker
 // of that arena: one of the frame's place if it has a place hint and one
 // sleeps there.
@@ -106,5 +113,7 @@ bool serves(const runtime_state& rt, const worker& w, int arena) noexcept;
 void forward_to_arena(runtime_state& rt, worker& w, frame* f);
 // Wakes w if it sleeps; returns whether it did (scheduler.cpp).
 bool wake_if_parked(runtime_state& rt, worker& w) noexcept;
+// Makes w serve arena `arena` (its deque empty); scheduler.cpp.
+void serve_arena(worker& w, int arena);
 
 }  // namespace locus::detail

@@ -54,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <utility>
 
 #include "core/fences.hpp"
 #include "core/join.hpp"
@@ -118,8 +119,8 @@ bool only_forbidden_work(runtime_state& rt, worker& self) {
 // from sleeping to searching. Exactly one caller wins the claim: the
 // sleeper itself or one waker, so the counts stay exact.
 bool claim_parked(worker& w) noexcept {
-  std::uint32_t parked = 1;
-  if (w.park_word.load(std::memory_order_seq_cst) != 1 ||
+  std::uint32_t parked = worker::parked;
+  if (w.park_word.load(std::memory_order_seq_cst) != worker::parked ||
       !w.park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel))
     return false;
   g_idle_state.fetch_add(1 - one_sleeping, std::memory_order_acq_rel);
@@ -127,17 +128,24 @@ bool claim_parked(worker& w) noexcept {
 }
 
 
+// The worker's own thread, back from its sleep (or about to sleep), takes
+// the worker back: a waker claimed it already (park_word 0), or it claims
+// itself. A thread that entered an arena may have borrowed it meanwhile
+// (roots.cpp): that thread runs as this worker, so this one waits, with the
+// nap as its timer, until the worker is given back asleep, and claims it.
+void take_back_from_sleep(worker& w, std::uint64_t nap_ns) {
+  for (std::uint32_t word; (word = w.park_word.load(std::memory_order_seq_cst)) != 0 && !claim_parked(w);)
+    if (word == worker::borrowed) w.rt->eng->wait(w.park_word, worker::borrowed, nap_ns);
+}
+
 void sleep(worker& w, std::uint64_t nap_ns) {
   runtime_state& rt = *w.rt;
   end_stealing();  // a sleeper steals nothing: owners need not fence for it
   // seq_cst: a policy that hands this worker a frame (a mailbox) stores it,
   // then reads park_word; one of the two sees the other.
-  w.park_word.store(1, std::memory_order_seq_cst);
+  w.park_word.store(worker::parked, std::memory_order_seq_cst);
   g_idle_state.fetch_add(one_sleeping - 1, std::memory_order_seq_cst);
-  if (work_visible(rt, w) || rt.stopping.load(std::memory_order_seq_cst)) {
-    claim_parked(w);
-    return;
-  }
+  if (work_visible(rt, w) || rt.stopping.load(std::memory_order_seq_cst)) return take_back_from_sleep(w, nap_ns);
   rt.policy->on_sleep(w);
   w.counters.sleeps.bump();
   const bool traced = w.hooks & hook_trace;
@@ -150,12 +158,12 @@ void sleep(worker& w, std::uint64_t nap_ns) {
   const bool polling = poll_services_registered() && poll_services_pending();
   const bool computing = polling || rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
   if (computing) {
-    rt.eng->wait(w.park_word, 1, polling ? std::min(nap_ns, tunables::service_nap_ns) : nap_ns);
+    rt.eng->wait(w.park_word, worker::parked, polling ? std::min(nap_ns, tunables::service_nap_ns) : nap_ns);
   } else {
-    while (w.park_word.load(std::memory_order_acquire) == 1) rt.eng->wait(w.park_word, 1, 0);
+    while (w.park_word.load(std::memory_order_acquire) == worker::parked) rt.eng->wait(w.park_word, worker::parked, 0);
   }
-  // Woken by a waker, who claimed us, or by the timer: claim ourselves.
-  claim_parked(w);
+  // Woken by a waker, who claimed us, or by the timer.
+  take_back_from_sleep(w, nap_ns);
   if (traced) [[unlikely]] trace::slept(w, slept_at);
 }
 
@@ -173,12 +181,6 @@ search_result raid_posted(runtime_state& rt, worker& w) {
   w.counters.steals.bump();
   if (w.hooks & hook_trace) [[unlikely]] trace::steal_attempt(w, victim.id);
   return {f, found_at::steal};
-}
-
-void serve_arena(worker& w, int arena) {
-  w.arena.store(static_cast<std::uint16_t>(arena), std::memory_order_release);
-  w.counters.arena_moves.bump();
-  if (w.hooks & hook_trace) [[unlikely]] trace::named(w, "arena", arena);
 }
 
 void move_to_target_arena(runtime_state& rt, worker& w) {
@@ -252,6 +254,14 @@ frame* find_work(worker& w) {
     // Nothing to run: complete what a poll service can (an MPI request a
     // task waits on); what it completes is found in the next round.
     if (found.f == nullptr && poll_services_registered()) [[unlikely]] poll_services(w);
+    // A thread working as this worker (borrowed, roots.cpp) leaves at the
+    // first round that finds nothing: it gives the worker back asleep.
+    if (found.f == nullptr && w.borrowed_now) [[unlikely]] {
+      if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, trace::found_by::here);
+      end_stealing();
+      leave_searching(rt, w, false);
+      return nullptr;
+    }
     if (found.f != nullptr) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, traced_as(found.where));
       w.warm = true;
@@ -277,7 +287,11 @@ frame* find_work(worker& w) {
     // every worker the last root woke.
     const bool nothing_can_come =
         eng.outside_waits_for_sleepers() && rt.roots_in_flight.load(std::memory_order_relaxed) == 0;
-    if (now - spin_start < spin_ns && !nothing_can_come && !only_forbidden_work(rt, w)) {
+    // A thread entering an arena asked this worker to sleep now, to borrow
+    // it (roots.cpp): it skips the rest of its spin.
+    const bool asked_to_sleep =
+        w.sleep_request.load(std::memory_order_relaxed) && w.sleep_request.exchange(false, std::memory_order_acq_rel);
+    if (now - spin_start < spin_ns && !nothing_can_come && !asked_to_sleep && !only_forbidden_work(rt, w)) {
       // Nothing this worker may take is in sight: every further attempt
       // would fail until another worker shows work. The simulator waits
       // for that instead of running the attempts (engine.hpp); threads spin.
@@ -345,9 +359,16 @@ void note_place(worker& w, const frame& f) {
 
 }  // namespace
 
-// Runs on any fiber whose own work is finished; never returns (it leaves by
-// switching to a continuation or, at shutdown, to the thread's own stack).
-void run_scheduler(frame* ready) {
+void serve_arena(worker& w, int arena) {
+  w.arena.store(static_cast<std::uint16_t>(arena), std::memory_order_release);
+  w.counters.arena_moves.bump();
+  if (w.hooks & hook_trace) [[unlikely]] trace::named(w, "arena", arena);
+}
+
+namespace {
+// The loop of run_scheduler and run_scheduler_from: `job`, if any, is run
+// first, as a frame found by a search would be.
+[[noreturn]] void scheduling_loop(frame* ready, frame* job) {
   for (;;) {
     worker& w = this_worker();  // resume() does not return, so w is where we are
     if (w.hooks & hook_trace) [[unlikely]] trace::enter_scheduler(w);
@@ -355,7 +376,7 @@ void run_scheduler(frame* ready) {
       if (!of_my_arena(w, *ready)) [[unlikely]] forward_to_arena(*w.rt, w, ready);
       else resume(ready);
     }
-    frame* f = find_work(w);
+    frame* f = job != nullptr ? std::exchange(job, nullptr) : find_work(w);
     if (f == nullptr) go_home(w);
     // A frame of another arena (a steal that raced with its worker's move,
     // a policy's mailbox or hand-off, an inbox) runs only in its own.
@@ -378,6 +399,13 @@ void run_scheduler(frame* ready) {
     }
   }
 }
+}  // namespace
+
+// Runs on any fiber whose own work is finished; never returns (it leaves by
+// switching to a continuation or, at shutdown, to the thread's own stack).
+void run_scheduler(frame* ready) { scheduling_loop(ready, nullptr); }
+
+void run_scheduler_from(frame* job) { scheduling_loop(nullptr, job); }
 
 void switch_activity(worker& w, activity next, std::uint64_t now_ns) noexcept {
   auto& slot = w.counters.time_ns[static_cast<int>(w.current_activity)];

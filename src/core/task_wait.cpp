@@ -133,12 +133,12 @@ bool one_shot::take_or_enqueue(void* self, task_waiter* w) noexcept {
 }
 
 void one_shot::wait() {
-  if (state_.load(std::memory_order_acquire) == is_set) return;
+  if (is_set()) return;
   wait_until_handed(this, &one_shot::take_or_enqueue);
 }
 
 void one_shot::set() noexcept {
-  const std::uintptr_t waiter = state_.exchange(is_set, std::memory_order_acq_rel);
+  const std::uintptr_t waiter = state_.exchange(set_state, std::memory_order_acq_rel);
   if (waiter != 0) hand_to(reinterpret_cast<task_waiter*>(waiter));
 }
 

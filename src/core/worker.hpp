@@ -66,8 +66,18 @@ struct worker : worker_view, trace::traced_worker {
   span_frame* span_top = nullptr;
   span_frame span_root;
 
-  // 1 while asleep in the engine; a waker claims it by CAS 1 -> 0.
+  // `parked` while asleep in the engine; a waker claims it by CAS to 0. A
+  // thread that enters an arena may instead take a parked worker by CAS to
+  // `borrowed` and run as it on its own thread, while the worker's thread
+  // waits; it gives it back `parked` (core/roots.cpp).
+  static constexpr std::uint32_t parked = 1, borrowed = 2;
   alignas(64) std::atomic<std::uint32_t> park_word{0};
+  // Owner-only: a thread outside the pool runs as this worker now (roots.cpp);
+  // its search leaves at the first round that finds nothing.
+  bool borrowed_now = false;
+  // Set by a thread that would borrow this worker while it searches: its
+  // search goes to sleep at its next failed round instead of spinning on.
+  std::atomic<bool> sleep_request{false};
 
   // Frames posted to this worker by the loop layer (core/inbox.hpp).
   alignas(64) inbox posted;

@@ -63,6 +63,7 @@ struct switch_msg {
     start_child,    // work-first spawn: `from` is the parent (payload: spawn_request)
     suspend_from,   // `from` waits at a join (payload: the join; see join.cpp)
     park_from,      // `from` waits on something else (payload: a park_request)
+    start_job,      // run `payload` (a frame) first, then the worker's loop (core/roots.cpp)
     none,           // nothing to do (first switch into a worker's loop)
   };
   kind what = kind::none;

@@ -51,11 +51,13 @@ class one_shot {
  public:
   void wait();
   void set() noexcept;
+  // Whether set() has been called (for a bounded spin before wait()).
+  bool is_set() const noexcept { return state_.load(std::memory_order_acquire) == set_state; }
 
  private:
   static bool take_or_enqueue(void* self, task_waiter* w) noexcept;
-  static constexpr std::uintptr_t is_set = 1;
-  std::atomic<std::uintptr_t> state_{0};  // 0: pending, is_set, or the waiter
+  static constexpr std::uintptr_t set_state = 1;
+  std::atomic<std::uintptr_t> state_{0};  // 0: pending, set_state, or the waiter
 };
 
 }  // namespace locus::detail
