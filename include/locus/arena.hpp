@@ -20,13 +20,19 @@
 //
 // execute(f) runs f in the arena and returns what it returns (or rethrows
 // what it threw). Called from a thread outside the pool, the thread takes
-// one of the arena's slots: f runs as the arena's root task on one of its
-// workers while the thread blocks, so an arena of concurrency n computes
-// on n workers whoever enters it (oneTBB: n - 1 workers and the entering
-// thread), and several threads may be inside at once. Called from a task of
-// another arena, that task suspends (its worker goes on with its own arena's
-// work) and resumes in its own arena afterwards; called from a task of this
-// arena, f simply runs. enqueue(f, where) is locus::enqueue in this arena.
+// one of the arena's slots, as in oneTBB: while one of the arena's workers
+// sleeps (or, asked to, goes to sleep), the thread runs f itself as that
+// worker, and the other workers join as f's work grows; the thread comes
+// back when it finds nothing more to do, and waits if f's continuation was
+// taken by another worker meanwhile. With no such worker, f runs as the
+// arena's root task on one of its workers while the thread blocks. Either
+// way an arena of concurrency n computes on at most n workers whoever
+// enters it, and several threads may be inside at once. (An arena limited
+// to a place always hands f to its workers: the calling thread is not
+// confined to the place's cores.) Called from a task of another arena, that
+// task suspends (its worker goes on with its own arena's work) and resumes
+// in its own arena afterwards; called from a task of this arena, f simply
+// runs. enqueue(f, where) is locus::enqueue in this arena.
 //
 // A program that creates no arena runs in the default arena, as if arenas
 // did not exist. In the serial elision, execute and enqueue call f.

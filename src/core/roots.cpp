@@ -179,7 +179,11 @@ bool may_run_root(const runtime_state& rt, worker& w, int arena) {
   return !rt.policy_filters_work || rt.policy->may_take(w, nullptr);
 }
 
+// The worker's thread waits in its sleep with nothing more to write of it
+// (borrowable, acquire: what it wrote before is seen here) and nobody has
+// claimed it: it is ours until given back.
 bool borrow(worker& w) {
+  if (!w.borrowable.load(std::memory_order_acquire)) return false;
   std::uint32_t parked = worker::parked;
   return w.park_word.compare_exchange_strong(parked, worker::borrowed, std::memory_order_acq_rel);
 }

@@ -29,6 +29,14 @@
 // come only when nobody searches, and the nappers' own timers keep somebody
 // searching.
 //
+// Borrowed workers (roots.cpp): a thread entering an arena may take a
+// parked worker (park_word parked -> borrowed) and run as it. The worker's
+// own thread, back from its sleep, waits until the worker is given back
+// (take_back_from_sleep); wakers skip it (their claim needs `parked`). A
+// computation that a borrower starts does not wake every sleeper: the
+// borrower works as long as it finds work, and when it gives the worker
+// back with a computation still in flight, it wakes every sleeper then.
+//
 // A wake-up looks for a sleeper starting after the waker (wake_one_sleeper),
 // not at worker 0: always starting at 0 woke the same few low-numbered
 // nappers over and over while the others stayed asleep. Starting after the
@@ -157,11 +165,16 @@ void sleep(worker& w, std::uint64_t nap_ns) {
   // A task waiting on a poll service (MPI) needs somebody to poll.
   const bool polling = poll_services_registered() && poll_services_pending();
   const bool computing = polling || rt.roots_in_flight.load(std::memory_order_seq_cst) > 0;
+  // From here to the wait's end this thread writes nothing of the worker's:
+  // a thread entering an arena may borrow it (roots.cpp), and sees what was
+  // written above through this release.
+  w.borrowable.store(true, std::memory_order_release);
   if (computing) {
     rt.eng->wait(w.park_word, worker::parked, polling ? std::min(nap_ns, tunables::service_nap_ns) : nap_ns);
   } else {
     while (w.park_word.load(std::memory_order_acquire) == worker::parked) rt.eng->wait(w.park_word, worker::parked, 0);
   }
+  w.borrowable.store(false, std::memory_order_relaxed);
   // Woken by a waker, who claimed us, or by the timer.
   take_back_from_sleep(w, nap_ns);
   if (traced) [[unlikely]] trace::slept(w, slept_at);

@@ -75,6 +75,10 @@ struct worker : worker_view, trace::traced_worker {
   // Owner-only: a thread outside the pool runs as this worker now (roots.cpp);
   // its search leaves at the first round that finds nothing.
   bool borrowed_now = false;
+  // Set by the worker's own thread while it waits in its sleep, having
+  // written all it writes of the worker before: only then may a thread
+  // borrow it (park_word alone turns `parked` before that bookkeeping).
+  std::atomic<bool> borrowable{false};
   // Set by a thread that would borrow this worker while it searches: its
   // search goes to sleep at its next failed round instead of spinning on.
   std::atomic<bool> sleep_request{false};
