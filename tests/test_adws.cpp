@@ -412,6 +412,36 @@ TEST(AdwsMapping, DeterministicFromHintsAndWorkerCount) {
             << "; tasks migrated: " << migrated << "\n";
 }
 
+// Section 6.4's guess without hints: every child of a group has the same
+// work. A group given its total counts an unhinted child as 1, so n
+// unhinted children of a group of work n share its range equally: over
+// [0, n) each takes one worker's range, from the top (child i on worker
+// n - 1 - i). None is cross-worker, so no group dominates and nothing is
+// stolen: the mapping is exact. When each unhinted child took half of what
+// was left, child 0 got [n/2, n) and the last ones shared worker 0.
+TEST(AdwsMapping, UnhintedChildrenOfAGroupWithItsTotalGetEqualShares) {
+  for (int workers : {2, 4, 8}) {
+    for (int seed : {1, 2, 3}) {
+      locus::runtime rt(simulated(workers, seed));
+      std::vector<int> ran_on(static_cast<std::size_t>(workers), -1);
+      locus::task_group root;
+      root.spawn([&] {
+        locus::task_group g(locus::work(workers));
+        for (int i = 0; i < workers; ++i)
+          g.spawn([&ran_on, i] {
+            locus::compute(100000);
+            ran_on[static_cast<std::size_t>(i)] = locus::worker_id();
+          });
+        g.sync();
+      });
+      root.sync();
+      for (int i = 0; i < workers; ++i)
+        EXPECT_EQ(ran_on[static_cast<std::size_t>(i)], workers - 1 - i)
+            << "child " << i << ", " << workers << " workers, seed " << seed;
+    }
+  }
+}
+
 // The continuation of a cross-worker task whose children ran on other
 // workers comes back to its owner on real threads too (figure 7 line 31),
 // however the threads were scheduled.

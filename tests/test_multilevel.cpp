@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -428,6 +429,87 @@ TEST(Flattening, ARootGroupThatFitsTheL3sSpreadsOverBothSockets) {
     } else {
       EXPECT_EQ(ties, 1u) << "ml-ws ties the group to memory";
     }
+  }
+}
+
+// Section 4.2: a cache's leader "can be absent", and work sent to it must
+// not wait for one. Two sockets of two cores, each core's L2 shared by two
+// workers (workers 0-3 on the first socket, 4-7 on the second): memory >
+// 2 L3s > 4 L2s > 8 workers. A task T whose range covers both L3s first
+// sends a long task A to the second L3's leader (worker 4) and waits until
+// A runs, then opens a group G of 6 MiB, which fits the L3s but not the
+// L2s together: figure 15 flattens both L3s down to the four L2s, and G's
+// four equal children get one L2 each, from the top. Worker 4 is to lead
+// its own L2, but settles only when it next looks for work, after A; until
+// then that L2 has no leader. G's child for it (the second, [2, 3)) is
+// woken for: the other worker of that L2, asleep, leads a child of it,
+// comes up to lead it (a claim) and runs the child before A ends. Before,
+// the send woke no one: the child waited until a thief of the flattened
+// level took it once the group dominated (in these runs the leader of the
+// other L2 of that socket, after its own child, or a worker of the first
+// socket), or for A.
+TEST(Flattening, WorkSentToACacheWithNoLeaderDoesNotWaitForIt) {
+  const std::string machine = ::testing::TempDir() + "locus_ml_adws_shared_l2.machine";
+  {
+    std::ofstream out(machine);
+    out << "base = adws-cascadelake-2x28\nname = shared-l2-2x2x2\ntopology = 2x2:L3=8M,L2=1M\n";
+  }
+  const std::size_t mb = std::size_t{1} << 20;
+  const std::size_t huge = std::size_t{1} << 40;
+  for (int seed : {1, 2, 3}) {
+    locus::runtime_options o = simulated("ml-adws", 8, seed);
+    o.machine = machine;
+    locus::runtime rt(o);
+    std::atomic<bool> a_started{false}, a_done{false};
+    int a_ran_on = -1;
+    std::vector<int> ran_on(4, -1), before_a_ended(4, -1);
+    locus::reset_stats();
+    locus::task_group root;
+    root.spawn([&] {
+      locus::task_group top(locus::work(1.0), locus::footprint(huge));  // tied to memory
+      top.spawn(
+          [&] {  // T: [0, 2) of the two L3s
+            locus::task_group h(locus::work(2.0), locus::footprint(huge));  // fits neither L3: not tied
+            h.spawn(
+                [&] {  // A: [1, 2), the second L3's
+                  a_ran_on = locus::worker_id();
+                  a_started = true;
+                  locus::compute(50'000'000);
+                  a_done = true;
+                },
+                locus::work(1.0));
+            while (!a_started) locus::compute(1000);
+            locus::task_group g(locus::work(4), locus::footprint(6 * mb));
+            for (int i = 0; i < 4; ++i)
+              g.spawn([&, i] {
+                locus::compute(10000);
+                ran_on[static_cast<std::size_t>(i)] = locus::worker_id();
+                before_a_ended[static_cast<std::size_t>(i)] = a_done ? 0 : 1;
+              });
+            g.sync();
+            h.sync();
+          },
+          locus::work(1.0));
+      top.sync();
+    });
+    root.sync();
+    std::uint64_t flattened = 0, claims = 0;
+    for (const auto& w : locus::get_stats().workers) {
+      flattened += w.counter("flattened");
+      claims += w.counter("claims");
+    }
+    const std::string what = "seed " + std::to_string(seed);
+    const auto socket = [](int w) { return w / 4; };
+    EXPECT_EQ(a_ran_on, 4) << what;
+    EXPECT_EQ(flattened, 1u) << what;
+    EXPECT_EQ(claims, 1u) << what;
+    EXPECT_NE(ran_on[1], a_ran_on) << "the child for worker 4's L2, " << what;
+    EXPECT_EQ(socket(ran_on[1]), 1) << "the child for worker 4's L2, " << what;
+    EXPECT_EQ(before_a_ended[1], 1) << "the child for worker 4's L2, " << what;
+    EXPECT_EQ(socket(ran_on[0]), 1) << what;
+    EXPECT_NE(ran_on[1], ran_on[0]) << "the child for worker 4's L2 ran on a worker with a child of its own, " << what;
+    EXPECT_EQ(socket(ran_on[2]), 0) << what;
+    EXPECT_EQ(ran_on[3], 0) << what;
   }
 }
 

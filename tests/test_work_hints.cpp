@@ -2,7 +2,8 @@
 // policies ignore them, and a policy that asks for them (hook_work_hints)
 // receives each child's share of its group's work as ADWS's figure 7
 // assigns it: from the top of what is left, the child's hint over the
-// group's total, or half of what is left without one.
+// group's total (1 without a hint: equal shares, section 6.4), or half of
+// what is left in a group without a total.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,7 +67,9 @@ TEST(WorkHints, SharesFromTheTopOfWhatIsLeft) {
   expect_shares({{0.5, 1.0}, {0.75, 1.0}, {0.25, 0.75}, {0.0, 0.25}});
 }
 
-TEST(WorkHints, WithoutHintsEachChildTakesHalfOfWhatIsLeft) {
+// A group without a total does not know its count: each unhinted child takes
+// half of what is left.
+TEST(WorkHints, WithoutATotalEachChildTakesHalfOfWhatIsLeft) {
   locus::runtime rt(one_worker("share-recorder"));
   g_shares.clear();
   locus::fork_join([&] {
@@ -75,6 +78,28 @@ TEST(WorkHints, WithoutHintsEachChildTakesHalfOfWhatIsLeft) {
     g.sync();
   }, [] {});
   expect_shares({{0.5, 1.0}, {0.5, 1.0}, {0.25, 0.5}, {0.125, 0.25}});
+}
+
+// Section 6.4's guess: every child has the same work. In a group given its
+// total an unhinted child counts 1, so four children of a group of work 4
+// take a quarter each (halving gave 1/2, 1/4, 1/8, 1/16), and one among
+// hinted children takes 1 of the total.
+TEST(WorkHints, UnhintedChildrenOfAGroupWithItsTotalCountOneEach) {
+  locus::runtime rt(one_worker("share-recorder"));
+  g_shares.clear();
+  locus::fork_join([&] {
+    locus::task_group g(locus::work(4));
+    for (int i = 0; i < 4; ++i) g.spawn([] {});
+    g.sync();
+    locus::task_group h(locus::work(4));
+    h.spawn([] {}, locus::work(2));
+    h.spawn([] {});
+    h.spawn([] {}, locus::work(1));
+    h.sync();
+  }, [] {});
+  expect_shares({{0.5, 1.0},
+                 {0.75, 1.0}, {0.5, 0.75}, {0.25, 0.5}, {0.0, 0.25},
+                 {0.5, 1.0}, {0.25, 0.5}, {0.0, 0.25}});
 }
 
 TEST(WorkHints, ForkJoinBranchesCarryTheirWork) {

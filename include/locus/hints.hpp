@@ -14,12 +14,15 @@
 // children onto workers in proportion to them (docs/usage.md, "Work
 // hints"); every other policy ignores them: a hinted spawn is the unhinted
 // spawn plus the hint's stores, and the serial elision drops them.
-// Without hints a child takes half of what its group has left; parallel_for
-// and parallel_reduce pass work in proportion to iterations themselves. A
-// binary fork_join without hints splits 1:1, which is the paper's guess
-// (section 6.4: every child of a group has the same work); for a task group
-// of more than two unhinted children halving is ours, not the paper's (a
-// task group does not know how many children it has before its sync).
+// Without hints the paper guesses that every child of a group has the same
+// work (section 6.4). A binary fork_join without hints splits 1:1, and
+// parallel_for and parallel_reduce pass work in proportion to iterations
+// themselves. In a task group given its total, a child without a hint
+// counts 1, so n unhinted children of task_group g(locus::work(n)) get
+// equal shares. A task group without a total does not know how many
+// children it has before its sync, and a child's share is needed at its
+// spawn (figure 7 lines 21-26 place it then): such a child takes half of
+// what its group has left (ours: the 1:1 guess between it and the rest).
 //
 // footprint(bytes) is the group's working-set size, for the multi-level
 // policies of the paper (sections 4 to 6): ml-ws and ml-adws tie a group

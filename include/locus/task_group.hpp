@@ -132,7 +132,8 @@ class task_group {
   }
 
   // With the total work of the children (locus/hints.hpp): each child's
-  // locus::work(w) is its share of it; the footprint is the group's
+  // locus::work(w) is its share of it (an unhinted child counts 1, so
+  // work(n) gives n unhinted children equal shares); the footprint is the group's
   // working-set size, read by the multi-level policies (ml-ws: a group
   // that fits a cache is tied to it, ADWS paper, section 4).
   explicit task_group(work_hint total) {

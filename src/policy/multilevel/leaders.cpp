@@ -151,6 +151,39 @@ void cache_leaders::set_contexts(worker_view& w, task_context& group, int domain
   w.ctx.policy[0] = word;
 }
 
+int cache_leaders::lead_toward(int to, int worker) const {
+  for (int n = to;;) {
+    const int v = leader_of(n);
+    if (v < 0 || v == worker || tree_.is_leaf(n)) return n;
+    n = tree_.child_toward(n, worker);
+  }
+}
+
+int cache_leaders::claimable(const worker_view& w) const {
+  if (must_settle(w.id)) return -1;
+  const int lead = lead_of(w.id);
+  const int up = tree_.at(lead).parent;
+  if (up <= cache_tree::root || domain_of(lead) != up) return -1;  // memory, or w runs a flattened domain
+  if (leader_of(up) >= 0 || tied_[index(up)].value.load(std::memory_order_acquire) != 0) return -1;
+  // A flattening clears a covered node's leader, but the node stays the
+  // lead of its old leader until that one settles (possibly back to it
+  // after the unflattening): not free.
+  for (const slot& lead_of_worker : lead_)
+    if (lead_of_worker.value.load(std::memory_order_acquire) == up) return -1;
+  return up;
+}
+
+bool cache_leaders::claim(worker_view& w, int parent) {
+  {
+    std::lock_guard lock(flatten_lock_);  // against a flattening and a settle
+    if (claimable(w) != parent) return false;
+    lead(w.id, lead_of(w.id), parent);
+  }
+  if (ids_.claims >= 0) ctx_->count(w, ids_.claims);
+  ctx_->trace(w, "claim", parent);
+  return true;
+}
+
 // worker stops leading `from` (if it still does) and leads `to`.
 void cache_leaders::lead(int worker, int from, int to) {
   int expected = worker;
@@ -169,7 +202,10 @@ int cache_leaders::tie_to(worker_view& w, task_context& group, int c) {
     return -1;
   }
   park(w, c);
-  lead(w.id, c, tree_.child_toward(c, w.id));
+  {
+    std::lock_guard lock(flatten_lock_);  // lead_toward against a claim
+    lead(w.id, c, lead_toward(tree_.child_toward(c, w.id), w.id));
+  }
   set_contexts(w, group, c);
   ctx_->count(w, ids_.ties);
   ctx_->trace(w, "tie", c);
@@ -204,7 +240,7 @@ int cache_leaders::flatten(worker_view& w, task_context& group, int domain) {
       if (std::find(d.covered.begin(), d.covered.end(), now) == d.covered.end()) continue;
       d.restore.emplace_back(u, now);
       const int down = child_toward(domain, u);
-      if (u == w.id) lead(u, c, down);
+      if (u == w.id) lead(u, c, lead_toward(down, u));
       else pending_[index(u)].value.store(down, std::memory_order_seq_cst);  // pairs with has_work_for's last look
     }
     moved = d.restore;
@@ -259,7 +295,9 @@ void cache_leaders::settle(worker_view& w) {
     std::lock_guard lock(flatten_lock_);
     to = pending_[index(w.id)].value.exchange(-1, std::memory_order_acq_rel);
     if (to < 0) return;
+    to = lead_toward(to, w.id);  // a worker may have claimed it
     was = lead_of(w.id);
+    if (to == was) return;
     lead(w.id, was, to);
   }
   ctx_->trace(w, "settle", to);

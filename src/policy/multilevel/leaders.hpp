@@ -25,6 +25,16 @@
 // may be busy with its level's work when the group opens, and nothing
 // running is preempted.
 //
+// Claims (ml-adws; section 4.2: a leader is chosen from the leaders of the
+// node's children, and can be absent). A node may have no leader while
+// work waits there (its leader settles lazily, above). A leader of one of
+// its children, idle with nothing of its own node queued, may come up to
+// lead it if no group is tied to it (then neither the node's level nor the
+// claimant's has a task, so nothing is left behind) and it is no worker's
+// lead (a covered node's old leader keeps it until it settles). A worker
+// on its way to a claimed node (settle, tie) leads the first free node
+// below it.
+//
 // Parked frames (where locus differs from the paper; docs/architecture.md).
 // A worker has one deque, and when it ties a group its deque holds frames
 // of the level above (its ancestors' continuations) that would sit above
@@ -74,6 +84,7 @@ class cache_leaders {
   struct counters {
     int ties, parked, overlapping_ties;
     int flattened = -1;  // ml-adws only
+    int claims = -1;     // ml-adws only
   };
 
   // `flattening`: cache hierarchy flattening (figure 15, ml-adws) may tie a
@@ -139,6 +150,19 @@ class cache_leaders {
   // its siblings' leaders may steal it), or at memory for a root task's.
   void hand_over(worker_view& w, frame* f);
 
+  // Section 4.2: a cache's leader is chosen from the leaders of its
+  // children, and may be absent (stepped down, or settling lazily after a
+  // flattening). The parent of the node w leads, if w may lead it now: it
+  // is not memory, has no leader and no tied group (so no task of its own
+  // domain exists, nor of w's), and its own level is the one w runs. -1
+  // otherwise. Lock-free, for the sleep check; claim() decides.
+  int claimable(const worker_view& w) const;
+  // w, idle, with nothing queued at the node it leads (the caller checks),
+  // leads that parent instead, so that work sent there does not wait for
+  // an absent leader. Whoever was to settle there settles below it
+  // (lead_toward). Returns whether w leads it now.
+  bool claim(worker_view& w, int parent);
+
   // A parked frame of `node`: the newest (its leader) or the oldest (a thief).
   frame* take_parked(int node, bool newest);
   bool has_parked(int node) const;
@@ -178,6 +202,11 @@ class cache_leaders {
   void unflatten(worker_view& w, int domain);
   void set_contexts(worker_view& w, task_context& group, int domain);
   void lead(int worker, int from, int to);
+  // The node `worker` should lead on its way to `to`: `to` if nobody else
+  // leads it, else the first node toward the worker that nobody else leads
+  // (a worker's own leaf at worst: only its worker leads a leaf). A node
+  // led by another is one a worker claimed (claim).
+  int lead_toward(int to, int worker) const;
   static constexpr int no_domain = -2;
   void park(worker_view& w, int node, int keep = no_domain);
   void park_frames(worker_view& w, int node, const std::vector<frame*>& oldest_first);

@@ -26,7 +26,12 @@ std::uint32_t depth_of_tag(std::uint32_t tag) {
 
 ml_adws_policy::ml_adws_policy(policy_context& c)
     : policy_base(c),
-      leaders_(c, {.ties = ties, .parked = parked, .overlapping_ties = overlapping_ties, .flattened = flattened},
+      leaders_(c,
+               {.ties = ties,
+                .parked = parked,
+                .overlapping_ties = overlapping_ties,
+                .flattened = flattened,
+                .claims = claims},
                parse_on_off("flatten", c.option("flatten"))),
       steals_(static_cast<std::size_t>(leaders_.tree().size())) {
   for (int d = 0; d < leaders_.domains(); ++d) {
@@ -150,7 +155,24 @@ void ml_adws_policy::give(worker_view& w, int node, frame* f, adws_inbound::queu
   inbound_of(node).give(f, queue, depth_of_tag(f->ctx.policy[0]));
   ctx->trace(w, queue == adws_inbound::queue::returned ? "return to owner" : "migrate", node);
   const int leader = leaders_.leader_of(node);
-  if (leader >= 0 && leader != w.id) ctx->wake(ctx->worker_at(leader));
+  if (leader >= 0) {
+    if (leader != w.id) ctx->wake(ctx->worker_at(leader));
+    return;
+  }
+  // No leader (section 4.2: it can be absent): its leader stepped down to
+  // a tied group below it, or settles lazily after a flattening and may be
+  // busy. Wake one sleeping leader of its children, which may lead it
+  // (find_work, claim). One that is awake finds it before it sleeps
+  // (has_work_for).
+  for (int c : leaders_.tree().at(node).children) {
+    const int v = leaders_.leader_of(c);
+    if (v >= 0 && v != w.id && ctx->wake(ctx->worker_at(v))) return;
+  }
+}
+
+int ml_adws_policy::claimable_with_work(const worker_view& w) {
+  const int up = leaders_.claimable(w);
+  return up >= 0 && (inbound_of(up).has_work() || leaders_.has_parked(up)) ? up : -1;
 }
 
 // Line 31: a cross-worker task continues on its owner.
@@ -184,6 +206,9 @@ search_result ml_adws_policy::find_work(worker_view& w) {
     ctx->count(w, parked_takes);
     return {f, found_at::policy};
   }
+  // Nothing of w's node is queued: w may lead its parent if work waits
+  // there with no leader to take it (give), and looks again from there.
+  if (const int up = claimable_with_work(w); up >= 0 && leaders_.claim(w, up)) return find_work(w);
   const int domain = leaders_.domain_of(lead);
   if (domain < 0) {  // memory's leader runs the root tasks
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
@@ -254,7 +279,8 @@ frame* ml_adws_policy::steal_primary(worker_view& thief, worker_view& victim, in
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
   const int lead = leaders_.lead_of(w.id);
-  return inbound_of(lead).has_work() || leaders_.has_parked(lead) || leaders_.must_settle(w.id);
+  return inbound_of(lead).has_work() || leaders_.has_parked(lead) || leaders_.must_settle(w.id) ||
+         claimable_with_work(w) >= 0;
 }
 
 // Roots go to memory's leader; a deque's frames to the leaders of its
@@ -339,7 +365,7 @@ policy_entry ml_adws_entry() {
       // In the order of ml_adws_policy::counter.
       .counters = {"ties", "parked", "parked_takes", "migrated", "returned", "returned_takes", "migration_takes",
                    "local_steals", "undominated_rounds", "overlapping_ties", "flattened", "misses_other_level",
-                   "misses_shallow", "misses_empty", "set_aside"},
+                   "misses_shallow", "misses_empty", "set_aside", "claims"},
       // One tree of caches and its leaders over the whole machine.
       .isolates_arenas = false,
   };

@@ -65,7 +65,10 @@ class ml_adws_policy final : public policy_base {
     misses_empty,
     // Frames a thief moved off a victim's deque to its node's per-depth
     // aside queues (figure 8's per-depth primary queues; adws.cpp).
-    set_aside
+    set_aside,
+    // Caches with no leader and work sent to them that a leader of one of
+    // their children came up to lead (section 4.2; leaders.hpp claim).
+    claims
   };
 
   explicit ml_adws_policy(policy_context& c);
@@ -102,6 +105,9 @@ class ml_adws_policy final : public policy_base {
   frame* steal_primary(worker_view& thief, worker_view& victim, int victim_node, int domain, std::uint32_t depth,
                        counter& miss);
   void give(worker_view& w, int node, frame* f, adws_inbound::queue queue);
+  // The parent of the node w leads, if it has no leader, w may lead it
+  // (cache_leaders::claimable) and work waits there; else -1.
+  int claimable_with_work(const worker_view& w);
   adws_inbound& inbound_of(int node) { return *inbound_[static_cast<std::size_t>(node)]; }
   // The steal range a group of `domain` gives the children it dominates.
   steal_word word_of(int domain, const range& group) const;

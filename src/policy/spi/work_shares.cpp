@@ -23,8 +23,15 @@ share_plan plan_share(policy_base& p, worker_view& w, group_state& g, group_hint
                       double work, bool parent_first) {
   const double total = total_of(h);
   if (first) open_share_round(p, w, g, h);
-  const bool hinted = (h.flags & group_hints::work_given) && work >= 0;
-  double share = hinted ? work : h.work_left / 2;
+  // Section 6.4: without hints every child of a group is guessed to have
+  // the same work. Figure 7 divides by TG.work, known at INIT (line 16), so
+  // in a group given its total an unhinted child counts 1: with
+  // locus::work(n) for n children the shares are equal. Without a total
+  // the count is unknown until the sync, and the child's range is needed
+  // now (line 24 migrates it, line 26 runs it), so it takes half of what
+  // is left: the 1 : 1 guess between it and the rest of the group.
+  const bool counted = (h.flags & group_hints::work_given) != 0;
+  double share = counted ? (work >= 0 ? work : 1.0) : h.work_left / 2;
   if (share > h.work_left) share = h.work_left;
   const double hi = h.work_left / total;
   h.work_left -= share;
@@ -37,14 +44,14 @@ share_plan plan_share(policy_base& p, worker_view& w, group_state& g, group_hint
     h.flags |= group_hints::distributed;
     g.stolen = true;  // sync takes the slow path, which tells the policy
   }
-  // An unhinted child that stays here is queued, not run at once, in a
-  // group spread over several workers: its share (half of what is left)
-  // is a guess, and in a flat group of such children this worker's shares
-  // shrink while the others' do not grow. Queued, the children can be
-  // stolen once the group dominates (ADWS section 3.2); run at once, only
-  // this task's continuation could be, and its next children would be
-  // migrated back here.
-  plan.queued = route == share_route::away || parent_first || (route == share_route::local_distributed && !hinted);
+  // A child of a group without a total that stays here is queued, not run
+  // at once, in a group spread over several workers: its share (half of
+  // what is left) is a guess, and in a flat group of such children this
+  // worker's shares shrink while the others' do not grow. Queued, the
+  // children can be stolen once the group dominates (ADWS section 3.2); run
+  // at once, only this task's continuation could be, and its next children
+  // would be migrated back here.
+  plan.queued = route == share_route::away || parent_first || (route == share_route::local_distributed && !counted);
   return plan;
 }
 

@@ -3,7 +3,9 @@
 // sb, cats). ADWS figure 7 lines 16-26: a group takes the running task's
 // context at its first spawn (lines 16-18); each child takes the next share
 // of the group's work from the top of what is left (lines 19-22: its work
-// hint, else half of what is left); the policy turns the share into the
+// hint; without one, 1 in a group given its total (section 6.4's equal
+// shares when the total is the number of children), else half of what is
+// left, the group's count being unknown); the policy turns the share into the
 // child's context (share_work) and says whether the child runs here at
 // once (line 26) or leaves this worker (line 24). The policy's own hooks
 // (open_group, share_work, share_done) say what a share means to it; this
