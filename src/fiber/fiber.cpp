@@ -1,5 +1,7 @@
 #include "fiber/fiber.hpp"
 
+#include <pthread.h>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -118,6 +120,20 @@ fiber* thread_stack_fiber() {
   auto* f = new fiber;
   f->is_thread_stack = true;
   f->tsan_fiber = sanitizers::current_fiber();
+  // Its bounds, for AddressSanitizer when a switch comes back to it: a
+  // thread that goes on running after that (one that entered an arena as a
+  // worker, core/roots.cpp) must not be left with bounds ASan cannot place
+  // its frames in. Unknown (0 bytes) if the thread cannot say.
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* low = nullptr;
+    std::size_t bytes = 0;
+    if (pthread_attr_getstack(&attr, &low, &bytes) == 0) {
+      f->mapping = static_cast<char*>(low);
+      f->mapping_bytes = bytes;
+    }
+    pthread_attr_destroy(&attr);
+  }
   return f;
 }
 

@@ -42,7 +42,7 @@ struct fiber {
   void* tsan_fiber = nullptr;
   std::uint32_t tsan_runs = 0;  // runs since tsan_fiber was created (fiber.cpp)
   void* asan_fake_stack = nullptr;
-  bool is_thread_stack = false;  // a worker thread's own stack, never pooled
+  bool is_thread_stack = false;  // a thread's own stack (mapping: its bounds), never pooled or unmapped
   bool ctx_stale = false;        // finished; ctx must be reset before a switch to it
   fiber_start_fn start = nullptr;
 
@@ -112,8 +112,8 @@ inline switch_msg* arrive(transfer t) noexcept;
 // and as the running fiber. `left` is the fiber we leave if it will be
 // resumed, or nullptr if it is finished.
 inline void enter_fiber(fiber* left, fiber* to) noexcept {
-  sanitizers::start_switch(left != nullptr ? &left->asan_fake_stack : nullptr, to->stack_low(),
-                           to->is_thread_stack ? 0 : to->stack_bytes(), to->tsan_fiber);
+  sanitizers::start_switch(left != nullptr ? &left->asan_fake_stack : nullptr, to->stack_low(), to->stack_bytes(),
+                           to->tsan_fiber);
   set_running_fiber(to);
 }
 
