@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TBB-NUMA figures 14 to 18 (seed 001, section 5) from locus-bench results.
 
-    tbbnuma_tables.py RESULTS.jsonl [RESULTS.jsonl ...] [--policy tbb-numa]
+    tbbnuma_tables.py RESULTS.jsonl [RESULTS.jsonl ...] [--policy tbb-numa] [--baseline tbb-std]
 
 Expects, per benchmark, setting and machine, the paper's configurations as
 locus variants of one policy (default tbb-numa), each alone and, for
@@ -12,6 +12,19 @@ figures 16 and 17, with +contender:
     (ap, INTL)    locus:POLICY+ap+interleave       (loop programs only)
     (NACS, INTL)  locus:POLICY+nacs+interleave
     (NACS, NADD)  locus:POLICY+nacs
+
+The first three run POLICY's scheduler with its hints off. With
+--baseline BASELINE (tbb-std: standard TBB's scheduling, thread mailboxes
+and the affinity partitioner, src/policy/tbb_std/README.md), the three
+standard-TBB configurations are also read from BASELINE's runs, as columns
+of their own ("(noap, FT) BASELINE", ...):
+
+    (noap, FT) BASELINE    locus:BASELINE+noap+serial-init
+    (noap, INTL) BASELINE  locus:BASELINE+noap+interleave
+    (ap, INTL) BASELINE    locus:BASELINE+ap+interleave
+
+and then they are the paper's baselines: times are relative to BASELINE's
+(noap, FT), and the gain is over the best of BASELINE's three.
 
 Prints Markdown:
 
@@ -55,13 +68,26 @@ def breakdown(cell):
 
 def main(argv):
     policy = "tbb-numa"
+    baseline = None
     paths = []
     it = iter(argv)
     for a in it:
         if a == "--policy":
             policy = next(it)
+        elif a == "--baseline":
+            baseline = next(it)
         else:
             paths.append(a)
+    # (column, variant suffix, policy): POLICY's configurations, then
+    # BASELINE's standard-TBB ones.
+    columns = [(name, suffix, policy) for name, suffix in CONFIGS]
+    standard = list(STANDARD_TBB)
+    base_name = "(noap, FT)"
+    if baseline:
+        extra = [(f"{name} {baseline}", suffix, baseline) for name, suffix in CONFIGS if name in STANDARD_TBB]
+        columns += extra
+        standard = [name for name, _, _ in extra]
+        base_name = f"(noap, FT) {baseline}"
     if not paths:
         sys.exit(__doc__)
     cells, labels = {}, {}
@@ -73,8 +99,8 @@ def main(argv):
     groups = defaultdict(dict)  # (machine, bench, setting, workers, contender) -> config -> cell
     for (machine, bench, s, variant, workers), c in cells.items():
         for contender in (False, True):
-            for name, suffix in CONFIGS:
-                if variant == f"locus:{policy}{suffix}" + ("+contender" if contender else ""):
+            for name, suffix, who in columns:
+                if variant == f"locus:{who}{suffix}" + ("+contender" if contender else ""):
                     groups[(machine, bench, s, workers, contender)][name] = c
 
     for contender in (False, True):
@@ -83,37 +109,38 @@ def main(argv):
             continue
         what = "with the contender in a second arena (figures 16 and 17)" if contender else "(figures 14, 15, 18)"
         print(f"### Relative execution time {what}\n")
-        print("Time relative to (noap, FT); gain = 1 - T(NACS, NADD) / T(best standard-TBB configuration).\n")
-        print("| machine | benchmark | setting | P | " + " | ".join(n for n, _ in CONFIGS) + " | gain over best standard |")
-        print("|---|---|---|---|" + "---|" * len(CONFIGS) + "---|")
+        print(f"Time relative to {base_name}; gain = 1 - T(NACS, NADD) / T(best standard-TBB configuration: "
+              + ", ".join(standard) + ").\n")
+        print("| machine | benchmark | setting | P | " + " | ".join(n for n, _, _ in columns) + " | gain over best standard |")
+        print("|---|---|---|---|" + "---|" * len(columns) + "---|")
         for k in keys:
             machine, bench, s, workers, _ = k
             g = groups[k]
-            base = g.get("(noap, FT)")
+            base = g.get(base_name)
             row = []
-            for name, _ in CONFIGS:
+            for name, _, _ in columns:
                 c = g.get(name)
                 row.append(f"{c['median_s'] / base['median_s']:.2f}" if c and base else "-")
-            standard = [g[n]["median_s"] for n in STANDARD_TBB if n in g]
+            standard_times = [g[n]["median_s"] for n in standard if n in g]
             best = g.get("(NACS, NADD)")
-            gain = f"{100 * (1 - best['median_s'] / min(standard)):+.0f}%" if standard and best else "-"
+            gain = f"{100 * (1 - best['median_s'] / min(standard_times)):+.0f}%" if standard_times and best else "-"
             print(f"| {labels[machine]} | {bench} | {s} | {workers} | " + " | ".join(row) + f" | {gain} |")
         print()
         print(f"### Where the lines served beyond L2 came from {what}\n")
         print("Percent of the lines: own socket's L3 / another socket's L3 / local DRAM / remote DRAM.\n")
-        print("| machine | benchmark | P | " + " | ".join(n for n, _ in CONFIGS) + " |")
-        print("|---|---|---|" + "---|" * len(CONFIGS))
+        print("| machine | benchmark | P | " + " | ".join(n for n, _, _ in columns) + " |")
+        print("|---|---|---|" + "---|" * len(columns))
         for k in keys:
             machine, bench, s, workers, _ = k
             row = []
-            for name, _ in CONFIGS:
+            for name, _, _ in columns:
                 c = groups[k].get(name)
                 b = breakdown(c) if c else None
                 row.append(" / ".join(f"{x:.0f}" for x in b) if b else "-")
             print(f"| {machine} | {bench} | {workers} | " + " | ".join(row) + " |")
         print()
         print("Absolute times (s): " + "; ".join(
-            f"{k[1]} {n} {groups[k][n]['median_s']:.4g}" for k in keys for n, _ in CONFIGS if n in groups[k]) + "\n")
+            f"{k[1]} {n} {groups[k][n]['median_s']:.4g}" for k in keys for n, _, _ in columns if n in groups[k]) + "\n")
 
 
 if __name__ == "__main__":

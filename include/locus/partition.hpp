@@ -72,6 +72,9 @@ class loop_affinity {
   // The worker sub-range i goes to next time (-1 if none yet): the one that
   // started it last time, unless that worker already has its share of the
   // sub-ranges (pieces() / workers, rounded up); then the one it went to.
+  // Under the tbb-std policy there is no cap, as in oneTBB's
+  // affinity_partitioner: always the one that started it (and the caller
+  // queues its own sub-ranges on its deque rather than running them inline).
   int worker_of(std::size_t i) const noexcept { return i < worker_of_.size() ? worker_of_[i] : -1; }
 
   // Sub-ranges per worker: a few, so that an idle worker can take one

@@ -2,7 +2,8 @@
 // loop affinity, include/locus/partition.hpp). The child is counted as
 // outstanding in its group, like a routed or stolen one, so the group's sync
 // waits for it; the target finds it in its inbox (inbox.hpp), and a thief
-// takes it from there if the target does not get to it first.
+// takes it from there if the target does not get to it first. A policy may
+// place a loop-affinity sub-range itself instead (policy_base::post).
 #include "core/runtime_state.hpp"
 #include "trace/events.hpp"
 
@@ -16,7 +17,10 @@ bool post_child(group_state& g, parent_first_job* job, int target, bool owner_on
   // Counted before it can run: the child's -1 must not come before its +1
   // once the parent may be waiting (join.cpp's task_group protocol).
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
-  if (!to.posted.deposit(job, owner_only)) {
+  // A loop-affinity sub-range goes where the policy puts it, if it takes it
+  // (policy_base::post; tbb-std's mailboxes), else to the target's inbox.
+  const bool placed = !owner_only && rt.policy->post(self, job, target);
+  if (!placed && !to.posted.deposit(job, owner_only)) {
     g.outstanding.fetch_sub(1, std::memory_order_relaxed);
     return false;
   }

@@ -13,6 +13,7 @@
 #include "policy/nabbitc/nabbitc.hpp"
 #include "policy/numa_ws/numa_ws.hpp"
 #include "policy/tbb_numa/tbb_numa.hpp"
+#include "policy/tbb_std/tbb_std.hpp"
 #include "policy/ws/ws.hpp"
 
 namespace locus::detail {
@@ -35,7 +36,8 @@ void check_entry(const std::deque<policy_entry>& entries, const policy_entry& e)
 
 // The built-in policies, one line each.
 std::vector<policy_entry> built_in() { return {ws_entry(), numa_ws_entry(), nabbitc_entry(), adws_entry(), cats_entry(),
-                                                ml_ws_entry(), ml_adws_entry(), sb_entry(), tbb_numa_entry()}; }
+                                                ml_ws_entry(), ml_adws_entry(), sb_entry(), tbb_numa_entry(),
+                                                tbb_std_entry()}; }
 
 // Never destroyed: the implicit pool stops at program exit and reports its
 // policy's counters by name after function-local statics may be gone.

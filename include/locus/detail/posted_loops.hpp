@@ -86,6 +86,18 @@ inline void run_pieces(loop_piece* pieces, const std::int32_t* target, std::size
     pieces[i].posted = target[i] != self;
     if (pieces[i].posted && !post_child(g, &pieces[i], target[i], owner_only)) pieces[i].posted = false;
   }
+  // Under a policy that keeps affinities as oneTBB does (hook_exact_affinity:
+  // tbb-std), the caller's own sub-ranges are queued too, on its deque,
+  // where thieves may take them (oneTBB spawns a task whose affinity is its
+  // own slot into its own pool). Queued after the others, they are the
+  // newest: the caller takes them back first at the join, as oneTBB's
+  // caller runs its leftmost pieces before it pops what it spawned.
+  if (!owner_only && (w->hooks & hook_exact_affinity) != 0)
+    for (std::size_t i = 0; i < n; ++i) {
+      if (target[i] != self) continue;
+      pieces[i].posted = true;
+      if (!post_child(g, &pieces[i], self, false)) pieces[i].posted = false;
+    }
   std::exception_ptr own_error;
   for (std::size_t i = 0; i < n; ++i) {
     if (pieces[i].posted) continue;
@@ -158,7 +170,7 @@ struct affinity_access {
       prepare_piece(a.pieces_[static_cast<std::size_t>(i)], g, run, static_cast<std::size_t>(i), lo + n * i / count,
                     lo + n * (i + 1) / count);
     run_pieces(a.pieces_.data(), a.worker_of_.data(), a.pieces_.size(), g, false);
-    remap(a, p);
+    remap(a, p, (current_worker()->hooks & hook_exact_affinity) != 0);
   }
 
   // Each sub-range follows the worker that ran it, unless that worker has
@@ -168,8 +180,10 @@ struct affinity_access {
   // take them back whole, and from then on every step ends with thieves
   // splitting the overloaded worker's pieces, moving their data. The
   // initial mapping respects the cap, and each move goes to a worker below
-  // it, so no worker ever holds more than its share.
-  static void remap(loop_affinity& a, int workers) {
+  // it, so no worker ever holds more than its share. `exact` (a policy that
+  // sets hook_exact_affinity: tbb-std, oneTBB's note_affinity): no cap,
+  // every sub-range follows the worker that started it.
+  static void remap(loop_affinity& a, int workers, bool exact) {
     const std::size_t count = a.pieces_.size();
     const std::size_t share = (count + static_cast<std::size_t>(workers) - 1) / static_cast<std::size_t>(workers);
     a.load_.assign(static_cast<std::size_t>(workers), 0);
@@ -179,7 +193,7 @@ struct affinity_access {
       const std::int32_t ran_on = a.pieces_[i].ran_on, mapped = a.worker_of_[i];
       if (ran_on == mapped) continue;
       ++moved;
-      if (a.load_[static_cast<std::size_t>(ran_on)] >= share) continue;
+      if (!exact && a.load_[static_cast<std::size_t>(ran_on)] >= share) continue;
       --a.load_[static_cast<std::size_t>(mapped)];
       ++a.load_[static_cast<std::size_t>(ran_on)];
       a.worker_of_[i] = ran_on;

@@ -45,9 +45,16 @@ struct worker_view {
 // draw their tasks as slices, trace_hooks.hpp) or measuring work and span
 // (LOCUS_SPAN=1: constructs run serially and time their strands,
 // span_hooks.hpp). The bits a policy sets are the policy interface's
-// (src/policy/spi/hooks.hpp); the headers only test the byte for zero.
+// (src/policy/spi/hooks.hpp); the headers only test the byte for zero,
+// except hook_exact_affinity below.
 inline constexpr std::uint8_t hook_trace = 8;
 inline constexpr std::uint8_t hook_span = 16;
+// The one policy bit a public header reads (posted_loops.hpp, after a
+// loop_affinity loop): the next run posts each sub-range to exactly the
+// worker that started it this time, as oneTBB's affinity_partitioner
+// records it (note_affinity), without locus's cap of a share per worker.
+// Set by tbb-std, whose spawns take the cold path anyway.
+inline constexpr std::uint8_t hook_exact_affinity = 128;
 
 // ------------------------------------------------------------ cold spawns
 // The one way from the public headers into a policy's spawn decisions

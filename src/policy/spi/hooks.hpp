@@ -31,5 +31,9 @@ inline constexpr std::uint8_t hook_work_hints = 32;
 // policy's word: tbb-numa's thieves leave the frames of an idle place to
 // it, whether they are mailed proxies or plain forks (figure 9).
 inline constexpr std::uint8_t hook_tag_place = 64;
+// hook_exact_affinity (128) is defined with the core's bits in
+// locus/detail/worker_view.hpp, since the loop layer reads it: a
+// loop_affinity then records exactly the worker that started each
+// sub-range (tbb-std; oneTBB's note_affinity).
 
 }  // namespace locus::detail

@@ -34,6 +34,11 @@
 //   routes           whether a parent-first child goes to route_spawn
 //   route_spawn      where such a child goes (CATS's socket pool, ADWS's
 //                    owners, TBB-NUMA's mailboxes)
+//   post             a loop-affinity sub-range the loop layer posts to a
+//                    worker (core/post.cpp): the policy places it, or the
+//                    core deposits it in that worker's inbox (the default;
+//                    tbb-std: a proxy in the poster's deque and in the
+//                    target's mailbox, as oneTBB's affinity_partitioner)
 //   parent_first     child-first or parent-first, per spawn (hook_spawn_order)
 //   open_group       a task group's first spawn, with its footprint
 //                    (hook_work_hints; the multi-level policies tie a group
@@ -131,6 +136,11 @@ class policy_base {
   virtual bool routes(const worker_view&, std::int32_t /*place*/) { return false; }
   virtual void route_spawn(worker_view& w, frame* f) { w.deque.push(f); }
   virtual bool parent_first(worker_view&, bool /*fork*/, std::int32_t /*place*/) { return false; }
+  // A sub-range of a loop_affinity loop that w posts to worker `target`
+  // (w itself only under hook_exact_affinity; its group already counts
+  // it): true if the policy placed it, false to leave it to target's inbox
+  // (core/inbox.hpp). Static blocks (owner-only) always go to the inbox.
+  virtual bool post(worker_view&, frame*, int /*target*/) { return false; }
   virtual bool open_group(worker_view&, task_context&, std::size_t /*footprint*/) { return false; }
   virtual share_route share_work(worker_view&, const task_context&, task_context&, double, double) {
     return share_route::local;
