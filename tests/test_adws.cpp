@@ -521,11 +521,11 @@ returned_order run_returned_first(int seed) {
   return r;
 }
 
-// DISABLED: adws still takes returned continuations after its deque (it
-// fails: T goes first); with them first it hangs, since a child's join
-// recognises its parent's frame by address only, and T's next spawn reuses
-// that address (docs/architecture.md, "Running work found elsewhere first").
-TEST(AdwsReturned, DISABLED_AReturnedContinuationRunsBeforeTheOwnersOlderFrames) {
+// Section 3.1: a continuation returned to its owner runs at the owner's next
+// scheduling point, before the older frames of its own deque. With joins
+// that knew their frame by address only, this order hung: T's next spawn
+// reused the address (docs/architecture.md, "The deque fence rule").
+TEST(AdwsReturned, AReturnedContinuationRunsBeforeTheOwnersOlderFrames) {
   for (int seed = 1; seed <= 16; ++seed) {
     const returned_order r = run_returned_first(seed);
     EXPECT_EQ(r.b_worker, 0) << "seed " << seed;

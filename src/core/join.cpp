@@ -109,9 +109,22 @@ namespace {
 // docs/architecture.md, "The deque fence rule". It used to pop() and drop
 // a frame that was not the parent, which was only safe while every
 // scheduler emptied its deque before running anything found elsewhere.
-worker* take_back_parent(const frame* parent_frame, const task_context& parent_ctx) {
+//
+// The address alone does not name the parent: once a thief (or this
+// worker, from its own deque) resumed the parent, its next spawn puts a new
+// continuation at the same address, and while this child waited at a sync
+// that one can be at the bottom here. So the frame popped must also be a
+// spawn continuation whose child runs on this fiber; anything else was
+// another chain's, and goes back where it was (push_own keeps its tag).
+// The check reads the frame only once it is ours: a frame still in the
+// deque may be a thief's, and its memory reused.
+worker* take_back_parent(spawn_continuation* parent_frame, const fiber* child, const task_context& parent_ctx) {
   worker& now_on = this_worker();
   if (!now_on.deque.pop_if(parent_frame)) [[unlikely]] return nullptr;
+  if (parent_frame->run != &spawn_continuation::steal_spawn_parent || parent_frame->child_fiber != child) [[unlikely]] {
+    push_own(now_on, parent_frame);
+    return nullptr;
+  }
   now_on.ctx = parent_ctx;
   return &now_on;
 }
@@ -132,13 +145,13 @@ void* spawned_body(void* arg) {
   fiber* child = running_fiber();
   sanitizers::finish_switch(child->asan_fake_stack);
   group_state* group = req.parent.group;
-  const frame* parent_frame = &req.parent;
+  spawn_continuation* parent_frame = &req.parent;
   fiber* parent_fiber = static_cast<fiber*>(req.parent.fiber);
   const task_context parent_ctx = req.spawner->ctx;
 
   req.trampoline(req);  // publishes the parent, runs the child
 
-  if (worker* now_on = take_back_parent(parent_frame, parent_ctx)) [[likely]] {
+  if (worker* now_on = take_back_parent(parent_frame, child, parent_ctx)) [[likely]] {
     // Nothing stolen: return into the parent, which releases this fiber.
     now_on->pending_release = child;
     enter_fiber(nullptr, parent_fiber);
@@ -154,12 +167,14 @@ inline frame* run_spawned_child(spawn_request& req, fiber* parent_fiber) {
   worker& w = static_cast<worker&>(*req.spawner);
   req.parent.fiber = parent_fiber;
   group_state* group = req.parent.group;
-  const frame* parent_frame = &req.parent;
+  spawn_continuation* parent_frame = &req.parent;
   const task_context parent_ctx = w.ctx;
+  fiber* child = running_fiber();
+  req.parent.child_fiber = child;
 
   req.trampoline(req);  // publishes the parent, runs the child; req may be gone after
 
-  if (take_back_parent(parent_frame, parent_ctx) != nullptr) [[likely]] {
+  if (take_back_parent(parent_frame, child, parent_ctx) != nullptr) [[likely]] {
     // Nothing stolen: straight back to the parent; this fiber is finished.
     switch_msg msg{switch_msg::kind::release_from, nullptr, nullptr};
     switch_fiber(running_fiber(), parent_fiber, &msg, true);
@@ -177,6 +192,7 @@ void spawn_child(worker_view& spawner, spawn_request& req) {
     fiber* parent_fiber = running_fiber();
     fiber* child = w.fibers.take();
     req.parent.fiber = parent_fiber;
+    req.parent.child_fiber = child;
     enter_fiber(parent_fiber, child);
     locus_call_on_stack(&req.parent.saved_sp, child->stack_top(), &spawned_body, &req);
     // Back on our own stack: the child returned, or a thief resumed us.

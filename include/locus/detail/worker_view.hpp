@@ -216,6 +216,10 @@ struct spawn_continuation : continuation {
   }
   static frame* steal_spawn_parent(frame* f);  // join.cpp
   group_state* group;
+  // The fiber the child runs on, unique while it runs: with the address, the
+  // key by which the child's return knows its own parent's frame (a task's
+  // next spawn reuses the address; join.cpp, take_back_parent).
+  void* child_fiber = nullptr;
 };
 
 // A work-first spawn: the child starts on a fresh fiber of this worker. The

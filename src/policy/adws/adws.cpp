@@ -99,19 +99,18 @@ frame* adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
 }
 
 // Figure 11, with the continuations returned to this worker (figure 7
-// line 31) first once the primary queue is empty. They cannot come first
-// of all: a frame that completes a join resumes its parent here, and the
-// parent's pop at its end must not find a frame of this worker's (the
-// core's invariant, join.cpp take_back_parent; under ADWS a parent can wait
-// at a sync with its ancestors still in this deque, since its children
-// were migrated, not stolen).
+// line 31) first of all: section 3.1 has the owner run a returned
+// continuation at its next scheduling point, before its primary queue.
+// The deque may then still hold frames of other work (a task waiting at a
+// sync above its parent's continuation); joins take back only their own
+// frame, known by address and child fiber (join.cpp, take_back_parent).
 search_result adws_policy::find_work(worker_view& w) {
-  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};  // lines 33-35
   adws_inbound& in = *inbound_[static_cast<std::size_t>(w.id)];
   if (frame* f = in.take_returned()) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};  // lines 33-35
   if (frame* f = in.take_aside()) return {f, found_at::policy};  // the rest of the primary queue
   if (frame* f = in.take_migrated()) {  // lines 36-38
     ctx->count(w, migration_takes);

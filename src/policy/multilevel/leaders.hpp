@@ -162,6 +162,17 @@ class cache_leaders {
   // an absent leader. Whoever was to settle there settles below it
   // (lead_toward). Returns whether w leads it now.
   bool claim(worker_view& w, int parent);
+  // The other way: the nodes below the one w leads, on w's path to its
+  // core, that have no leader (w left them when it went up: a claim, an
+  // untie, a settle). A node there is w's to lead again (section 4.2: a
+  // cache's leader is one of its children's). Returns them from the top,
+  // for the caller to pick one with work; empty if w must settle first or
+  // runs a flattened domain.
+  std::vector<int> leaderless_below(const worker_view& w) const;
+  // w, idle, with nothing queued at the node it leads, leads `node` (one of
+  // leaderless_below's) instead, so that work sent there is not stranded.
+  // Returns whether w leads it now.
+  bool step_down(worker_view& w, int node);
 
   // A parked frame of `node`: the newest (its leader) or the oldest (a thief).
   frame* take_parked(int node, bool newest);

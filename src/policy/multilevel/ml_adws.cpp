@@ -168,11 +168,23 @@ void ml_adws_policy::give(worker_view& w, int node, frame* f, adws_inbound::queu
     const int v = leaders_.leader_of(c);
     if (v >= 0 && v != w.id && ctx->wake(ctx->worker_at(v))) return;
   }
+  // None asleep, or none at all (a core's node, whose worker went up to
+  // lead a larger cache): wake a worker below it, which steps down to it.
+  for (int v : leaders_.tree().at(node).workers)
+    if (v != w.id && ctx->wake(ctx->worker_at(v))) return;
 }
+
+bool ml_adws_policy::queued_at(int node) { return inbound_of(node).has_work() || leaders_.has_parked(node); }
 
 int ml_adws_policy::claimable_with_work(const worker_view& w) {
   const int up = leaders_.claimable(w);
-  return up >= 0 && (inbound_of(up).has_work() || leaders_.has_parked(up)) ? up : -1;
+  return up >= 0 && queued_at(up) ? up : -1;
+}
+
+int ml_adws_policy::leaderless_below_with_work(const worker_view& w) {
+  for (int n : leaders_.leaderless_below(w))
+    if (queued_at(n)) return n;
+  return -1;
 }
 
 // Line 31: a cross-worker task continues on its owner.
@@ -184,19 +196,19 @@ frame* ml_adws_policy::on_ready(worker_view& w, frame* parent, ready_reason) {
   return send_away(w, parent) ? nullptr : parent;
 }
 
-// Figure 11 for the node this worker leads: its primary queue (the own
-// deque), the continuations returned to it (after the deque, as in
-// adws.cpp, for the core's join invariant), its migration queues, its
-// parked frames (the rest of its primary queue), roots for memory's
-// leader, then one steal within the node's steal range.
+// Figure 11 for the node this worker leads: the continuations returned to
+// it first (section 3.1, as in adws.cpp), its primary queue (the own
+// deque), its migration queues, its parked frames (the rest of its primary
+// queue), roots for memory's leader, then one steal within the node's
+// steal range.
 search_result ml_adws_policy::find_work(worker_view& w) {
   leaders_.settle(w);  // a flattening's step down or back up (leaders.hpp)
-  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   const int lead = leaders_.lead_of(w.id);
   if (frame* f = inbound_of(lead).take_returned()) {
     ctx->count(w, returned_takes);
     return {f, found_at::policy};
   }
+  if (frame* f = w.deque.pop()) return {f, found_at::own_deque};
   if (frame* f = inbound_of(lead).take_aside()) return {f, found_at::policy};  // the rest of its primary queue
   if (frame* f = inbound_of(lead).take_migrated()) {
     ctx->count(w, migration_takes);
@@ -209,6 +221,9 @@ search_result ml_adws_policy::find_work(worker_view& w) {
   // Nothing of w's node is queued: w may lead its parent if work waits
   // there with no leader to take it (give), and looks again from there.
   if (const int up = claimable_with_work(w); up >= 0 && leaders_.claim(w, up)) return find_work(w);
+  // Or a node below it on w's path that w left for a larger cache and that
+  // work was sent to since: nobody else leads it back.
+  if (const int down = leaderless_below_with_work(w); down >= 0 && leaders_.step_down(w, down)) return find_work(w);
   const int domain = leaders_.domain_of(lead);
   if (domain < 0) {  // memory's leader runs the root tasks
     if (frame* f = ctx->take_root(w)) return {f, found_at::roots};
@@ -279,8 +294,8 @@ frame* ml_adws_policy::steal_primary(worker_view& thief, worker_view& victim, in
 
 bool ml_adws_policy::has_work_for(worker_view& w) {
   const int lead = leaders_.lead_of(w.id);
-  return inbound_of(lead).has_work() || leaders_.has_parked(lead) || leaders_.must_settle(w.id) ||
-         claimable_with_work(w) >= 0;
+  return queued_at(lead) || leaders_.must_settle(w.id) || claimable_with_work(w) >= 0 ||
+         leaderless_below_with_work(w) >= 0;
 }
 
 // Roots go to memory's leader; a deque's frames to the leaders of its

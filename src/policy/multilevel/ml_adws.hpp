@@ -67,7 +67,9 @@ class ml_adws_policy final : public policy_base {
     // aside queues (figure 8's per-depth primary queues; adws.cpp).
     set_aside,
     // Caches with no leader and work sent to them that a leader of one of
-    // their children came up to lead (section 4.2; leaders.hpp claim).
+    // their children came up to lead (section 4.2; leaders.hpp claim), or
+    // that the worker that had left them for a larger cache came back down
+    // to lead (step_down).
     claims
   };
 
@@ -108,6 +110,10 @@ class ml_adws_policy final : public policy_base {
   // The parent of the node w leads, if it has no leader, w may lead it
   // (cache_leaders::claimable) and work waits there; else -1.
   int claimable_with_work(const worker_view& w);
+  // The first of cache_leaders::leaderless_below with work queued, or -1.
+  int leaderless_below_with_work(const worker_view& w);
+  // Work queued at the node: inbound (returned, migrated, set aside) or parked.
+  bool queued_at(int node);
   adws_inbound& inbound_of(int node) { return *inbound_[static_cast<std::size_t>(node)]; }
   // The steal range a group of `domain` gives the children it dominates.
   steal_word word_of(int domain, const range& group) const;
