@@ -141,7 +141,8 @@ def main(paths, layout, local, no_hints, figures, title):
         if "18" in figures:
             table("Figure 18, L3 misses (lines from another socket's L3 or DRAM), millions:",
                   ["serial"] + ["locus:" + p + layout for p in POLICIES], lambda c: f"{l3_misses(c) / 1e6:.2f}")
-        if local and "21" in figures:
+        if local and "21" in figures and any((bench, s, "locus:" + p + local) in cells
+                                             for s in settings for p in ("adws", "ml-adws")):
             # Figure 21: only the deterministic schedulers (section 6.5).
             print(f"\nFigure 21, {local} against {layout or 'the default layout'}: T (s) each, and 1 - T_local / T:\n")
             print("| setting | policy | T " + (layout or "default") + " | T " + local + " | gain | DRAM local / remote, millions |")

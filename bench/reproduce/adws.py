@@ -8,29 +8,39 @@ every parallel cell has its pages interleaved over the sockets
 SL-ADWS, ML-ADWS, ML-WS and SB (sb's differences from the paper's SB-D are
 named under every table, bench/report/adws_tables.py).
 
-TIME (ESTIMATE, not a measured full run; see docs/reproduction.md): about
-14 hours on the 2-vCPU AMD EPYC host of 2026-11-29, of which about 10.5
-hours are the paper-size runs (paper-*) and 3.5 the rest. Measured cells
-(/usr/bin/time, one cell each, that host, while a build shared it): rrm
-32 MB serial 0.8 s, the seven parallel cells 6.4 s together; rrm 128 MB
-serial 4.0 s, parallel 5.6 s (adws) to 13.7 s (sb), 0.44 GB max RSS; dtree
-1 M rows (232 MB) serial 16.7 s, parallel about 28 s a cell, 0.42 GB. A
-cell costs about 10 host seconds per simulated serial second (serial) and
-about 5 to 10 per simulated second of summed busy time (parallel), so the
-paper-size cells were extrapolated from the simulated T_S of the sizes run
-in docs/benchmarks.md: SPH at side 204 (2.2 GB, T_S about 230 s
-simulated) alone is about 40 minutes a cell, 7 hours for its 11 cells, and
-MatMul at n = 8192 (T_S about 230 s) about 5 hours for its 8 cells.
-Run it in parts with tools/reproduce.py's --only (each part re-makes the
-tables from its new results and the others' earlier ones; the first call
-must be a whole run or one part after another so that every file exists):
+TIME: about 19 hours in all, an ESTIMATE (the whole spec has not been
+run), on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of 2026-11-29,
+locus-bench built from commit 32f818b's sources (this
+branch changes only scripts and docs), while another engineer's builds shared the
+two cores. Measured (/usr/bin/time, wall clock, max RSS): the below-l3
+runs together 78 s; single cells, host seconds for the simulated T_S:
+serial rrm 128 MB 4.0 s (T_S 0.42 s), rrm 512 MB 38 s (2.1 s, 1.7 GB RSS),
+rrm 2 GB 94 s (10.0 s, 6.6 GB), heat2d n = 2048 6.1 s (1.18 s), heat2d
+n = 8192 105 s (18.9 s, 1.7 GB), matmul n = 2048 17.6 s (3.56 s, 0.17 GB),
+sph side 58 40 s (4.22 s, 0.15 GB), dtree 1 M rows 16.7 s (1.60 s, 0.41
+GB), dtree 10.5 M rows 124 s (17.8 s, 3.9 GB), kdtree 2 GB 70 s (3.96 s,
+6.8 GB); parallel cells at 56 workers, one variant each: rrm 128 MB 5.6 s
+(adws) to 13.7 s (sb), rrm 512 MB 28 to 30 s, matmul n = 2048 40 s, sph
+side 58 62 s, dtree 1 M rows 22 to 28 s, kdtree 2 GB 98 s (ws). So a serial
+cell costs about 5 to 18 host seconds per simulated second of T_S (by
+benchmark) and a parallel cell about 11 to 25 (more at small sizes, where
+setting up dominates). From these factors and T_S (measured, or
+extrapolated from the next size down by the work's growth: heat2d n =
+4096, matmul n = 4096 and 8192 (228 s), sph side 204 (about 230 s)), the
+parts take:
 
-    reproduce.py adws --only below-l3     # below one socket's L3: minutes
-    reproduce.py adws --only mid          # 64 MB to 512 MB, and figure 20a: about 1.5 hours
-    reproduce.py adws --only fig19        # figure 19 (RRM, alpha): about 45 minutes
-    reproduce.py adws --only paper-       # the paper's largest sizes: about 10.5 hours, or per benchmark:
-    reproduce.py adws --only paper-sph    #   about 7 hours
-    reproduce.py adws --only paper-matmul #   about 5 hours (n = 8192)
+    reproduce.py adws --only below-l3     # below one socket's L3: 1.3 minutes (measured)
+    reproduce.py adws --only mid          # 64 MB to 928 MB, with figure 20a: about 2 hours
+    reproduce.py adws --only fig19        # figure 19 (RRM's alpha, 64 MB and 1 GB): about 50 minutes
+    reproduce.py adws --only paper-       # the paper's largest sizes: about 16.5 hours, per benchmark:
+        --only paper-rrm 25 min, paper-heat2d 45 min, paper-quicksort 35 min, paper-kdtree 20 min,
+        paper-dtree 50 min (these five about 3 hours), paper-matmul about 5.3 hours (n = 8192),
+        paper-sph about 8.4 hours (side 204: about 40 minutes a cell, 11 cells)
+
+Each --only call re-makes the tables from its new results and the other
+runs' earlier ones; runs not made yet are named in the header and absent
+from the tables. The largest cell needs about 7 GB of host memory (max RSS
+is 1.2 to 3.3 times the working set).
 
 Sizes (REPRODUCTION.md, rule 3; working sets: rrm 8n bytes, heat2d
 2 x 8 (n + 2)(n + 34) bytes, matmul 24 n^2 (three double matrices; the
@@ -42,21 +52,21 @@ side x side x 2 side particles):
   n = 1024 (17 MB), matmul n = 512 and 1024 (6 and 24 MB), quicksort 16 MB,
   kdtree 19 MB, dtree 100 000 rows (23 MB), sph side 34 (10 MB);
 - mid-*: around and above the 77 MB of L3, the points of docs/benchmarks.md
-  and figure 20a's sizes: rrm 128 and 512 MB, heat2d n = 2048 and 4096
+  and figure 20a's sizes (64 MB to 928 MB): rrm 128 and 512 MB, heat2d n = 2048 and 4096
   (67 and 269 MB), matmul n = 2048 and 4096 (96 and 384 MB), quicksort 64
   (figure 20a) and 512 MB, kdtree 64 MB (figure 20a, 1 398 101 points) and
   307 MB, dtree 383 620 rows (89 MB, figure 20a) and 1 M and 4 M rows (232
   and 928 MB), sph side 58 (50 MB; figure 20a's 52 MB) and 100 (256 MB);
-- paper-*: the paper's largest (figures 16's rightmost points, 20b and
+- paper-*: the paper's largest (figure 16's rightmost points, 20b and
   21): quicksort and kdtree 2 GB (2^27 doubles, 44 739 242 points), dtree
   the full HIGGS training set's 10.5 M rows (2.4 GB), sph side 204
   (2.2 GB), heat2d n = 8192 (1.07 GB; the paper's text gives no largest
   Heat2D size), rrm 2^28 doubles (2 GB; none given either), and matmul
-  n = 8192 (1.6 GB). MatMul's N = 16384 (6.4 GB of doubles) would likely
-  fit the 24 GB host (max RSS is about 1.2 to 3.3 times the working set in
-  the cells timed) but is 8 times n = 8192's work, about 40 hours a
-  setting: it is not in the spec; n = 8192 is the largest run, and the
-  tables say so by their setting column.
+  n = 8192 (1.6 GB). MatMul's N = 16384 (6.4 GB of doubles; about 11 GB
+  of RSS at matmul's measured 1.7 times) would fit the 24 GB host but is 8
+  times n = 8192's work, about 43 hours a setting: it is not in the spec;
+  n = 8192 is the largest MatMul run, and the tables say so by their
+  setting column.
 Other parameters are locus-bench's quick defaults, which are the paper's
 (rrm leaf 32 KB and map grain 128 KB, heat2d 50 steps, 64 x 64 cutoff,
 256-byte padding; quicksort and kdtree 64 KB cutoffs; dtree depth 17, 64 KB
