@@ -8,26 +8,27 @@ every parallel cell has its pages interleaved over the sockets
 SL-ADWS, ML-ADWS, ML-WS and SB (sb's differences from the paper's SB-D are
 named under every table, bench/report/adws_tables.py).
 
-TIME: about 19 hours in all, an ESTIMATE (the whole spec has not been
-run), on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of 2026-11-29,
-locus-bench built from commit 32f818b's sources (this
-branch changes only scripts and docs), while another engineer's builds shared the
-two cores. Measured (/usr/bin/time, wall clock, max RSS): the below-l3
-runs together 78 s; single cells, host seconds for the simulated T_S:
-serial rrm 128 MB 4.0 s (T_S 0.42 s), rrm 512 MB 38 s (2.1 s, 1.7 GB RSS),
-rrm 2 GB 94 s (10.0 s, 6.6 GB), heat2d n = 2048 6.1 s (1.18 s), heat2d
-n = 8192 105 s (18.9 s, 1.7 GB), matmul n = 2048 17.6 s (3.56 s, 0.17 GB),
-sph side 58 40 s (4.22 s, 0.15 GB), dtree 1 M rows 16.7 s (1.60 s, 0.41
-GB), dtree 10.5 M rows 124 s (17.8 s, 3.9 GB), kdtree 2 GB 70 s (3.96 s,
-6.8 GB); parallel cells at 56 workers, one variant each: rrm 128 MB 5.6 s
-(adws) to 13.7 s (sb), rrm 512 MB 28 to 30 s, matmul n = 2048 40 s, sph
-side 58 62 s, dtree 1 M rows 22 to 28 s, kdtree 2 GB 98 s (ws). So a serial
-cell costs about 5 to 18 host seconds per simulated second of T_S (by
-benchmark) and a parallel cell about 11 to 25 (more at small sizes, where
-setting up dominates). From these factors and T_S (measured, or
-extrapolated from the next size down by the work's growth: heat2d n =
-4096, matmul n = 4096 and 8192 (228 s), sph side 204 (about 230 s)), the
-parts take:
+TIME: about 19 hours in all, an ESTIMATE (the whole spec has not been run),
+on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of 2026-11-29,
+locus-bench built from commit 32f818b's sources (this branch changes only
+scripts and docs), while another engineer's builds shared the two cores
+(load average about 3 during the larger cells). Measured (/usr/bin/time,
+wall clock, max RSS): the below-l3 runs together 78 s; single cells, host
+seconds for the simulated T_S: serial rrm 128 MB 4.0 s (T_S 0.42 s), rrm 512
+MB 38 s (2.1 s, 1.7 GB RSS), rrm 2 GB 94 s (10.0 s, 6.6 GB), heat2d n = 2048
+6.1 s (1.18 s), heat2d n = 8192 105 s (18.9 s, 1.7 GB), matmul n = 2048 17.6
+s (3.56 s, 0.17 GB), sph side 58 40 s (4.22 s, 0.15 GB), dtree 1 M rows 16.7
+s (1.60 s, 0.41 GB), dtree 10.5 M rows 124 s (17.8 s, 3.9 GB), kdtree 2 GB
+70 s (3.96 s, 6.8 GB), quicksort 2 GB 97 s (11.0 s, 4.5 GB); parallel cells
+at 56 workers, one variant each: rrm 128 MB 5.6 s (adws) to 13.7 s (sb), rrm
+512 MB 28 to 30 s, matmul n = 2048 40 s, sph side 58 62 s, dtree 1 M rows 22
+to 28 s, kdtree 2 GB 98 s (ws) and 90 s (ml-adws), heat2d n = 8192 346 s
+(adws, 1.8 GB). So a serial cell costs about 5 to 18 host seconds per
+simulated second of T_S (by benchmark) and a parallel cell about 11 to 25
+(more at small sizes, where setting up dominates). From these factors and
+T_S (measured, or extrapolated from the next size down by the work's growth:
+heat2d n = 4096, matmul n = 4096 and 8192 (228 s), sph side 204 (about 230
+s)), the parts take:
 
     reproduce.py adws --only below-l3     # below one socket's L3: 1.3 minutes (measured)
     reproduce.py adws --only mid          # 64 MB to 928 MB, with figure 20a: about 2 hours
