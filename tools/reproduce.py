@@ -17,7 +17,8 @@ took (the figure docs/reproduction.md states per paper).
 
 --only re-runs the runs whose name starts with PREFIX and makes the tables
 from their new results and the other runs' earlier ones (the header says
-so); --list prints the papers that have a spec; --dry-run prints the
+so; other runs with no results yet are left out of the tables and named
+in the header, so that a long paper can be run in parts); --list prints the papers that have a spec; --dry-run prints the
 commands."""
 
 import argparse
@@ -116,11 +117,12 @@ def main():
         sys.exit(f"reproduce: {args.bench} is not built (make build-run builds it)")
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    missing = []  # with --only, the other runs that have no results yet
     for i, (run, env, cmd) in enumerate(commands, 1):
         path = out / f"{run['name']}.jsonl"
         if args.only and not run["name"].startswith(args.only):
             if not path.exists():
-                sys.exit(f"reproduce: {path} is missing: run without --only first")
+                missing.append(run["name"])
             continue
         path.unlink(missing_ok=True)
         print(f"[{i}/{len(commands)}] {run['name']}: " + " ".join(shlex.quote(c) for c in cmd[1:]), flush=True)
@@ -131,12 +133,14 @@ def main():
         print(f"    {time.monotonic() - t0:.0f} s", flush=True)
     tables = []
     for script, names, extra in spec.TABLES:
-        files = [str(out / f"{n}.jsonl") for n in names]
+        files = [str(out / f"{n}.jsonl") for n in names if n not in missing]
+        if not files:
+            continue
         result = subprocess.run([sys.executable, str(REPORT / script)] + files + extra, capture_output=True,
                                 text=True, check=True)
         tables.append(result.stdout)
     elapsed = time.monotonic() - started
-    files_used = [out / f"{run['name']}.jsonl" for run, _, _ in commands]
+    files_used = [out / f"{run['name']}.jsonl" for run, _, _ in commands if run["name"] not in missing]
     header = [
         f"# {spec.TITLE}",
         "",
@@ -144,6 +148,10 @@ def main():
         f"locus-bench of commit {commits(files_used)}, on {cpu_name()} ({os.cpu_count()} CPUs): {elapsed / 60:.1f} minutes"
         + (f" (only the runs named {args.only}*; the others' results are earlier ones)." if args.only else "."),
         "",
+    ]
+    if missing:
+        header += [f"Not run yet (no results; their rows are absent from the tables): {', '.join(missing)}.", ""]
+    header += [
         "Runs:",
         "",
     ]
