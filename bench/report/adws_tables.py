@@ -33,6 +33,10 @@ the same suffix) where there is one, so that figure 19's ratios stay
 within one invocation; the no-hints against hints ratio is between two
 invocations (hints is a parameter), which the simulator repeats exactly.
 
+Figure 16 comes with its isolating experiment (rule 7) for policies that
+idle more than ws: each policy's speedup with ws's idle time in place of
+its own, T' = (busy + scheduling + idle of ws) / P.
+
 --figures chooses the tables (default 16,17,18, and 21 with --local);
 --title prints a heading naming the results' engine and machine.
 Several files are read as one set of cells (a later cell of the same
@@ -121,6 +125,29 @@ def main(paths, layout, local, no_hints, figures, title):
                 for p in POLICIES:
                     c = cells.get((bench, s, "locus:" + p + layout))
                     row.append(f"{serial['median_s'] / c['median_s']:.1f}" if c and serial else "-")
+                print("| " + " | ".join(row) + " |")
+
+        if "16" in figures:
+            # Rule 7's isolating experiment for a policy that idles more than
+            # ws: the time it would take with ws's idle time instead of its
+            # own, T' = (busy + scheduling + idle of ws) / P (P T = busy +
+            # scheduling + idle in every cell), i.e. its locality gain alone.
+            print("\nFigure 16 with ws's idle time (T_S / T', T' = (busy + scheduling + ws's idle) / P): "
+                  "the speedup each policy's work and scheduling alone would give:\n")
+            print("| setting | " + " | ".join(f"{p} T_S/T'" for p in POLICIES[1:]) + " |")
+            print("|---|" + "---|" * (len(POLICIES) - 1))
+            for s in settings:
+                serial = cells.get((bench, s, "serial"))
+                ws = cells.get((bench, s, "locus:ws" + layout))
+                row = [s]
+                for p in POLICIES[1:]:
+                    c = cells.get((bench, s, "locus:" + p + layout))
+                    if not (c and ws and serial):
+                        row.append("-")
+                        continue
+                    ws_idle = ws["workers"] * ws["median_s"] - ws["work_s"] - ws["sched_s"]
+                    t = (c["work_s"] + c["sched_s"] + ws_idle) / c["workers"]
+                    row.append(f"{serial['median_s'] / t:.1f}")
                 print("| " + " | ".join(row) + " |")
 
         def table(title, variants, show):
