@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <tuple>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "locus/errors.hpp"
 #include "locus/locus.hpp"
 #include "policy/cats/profile.hpp"
 #include "support/random_tree.hpp"
@@ -176,6 +178,56 @@ TEST(CatsProfile, L2MissEventPerVendor) {
   EXPECT_EQ(cats::l2_miss_event("GenuineIntel", 6)->config, 0x3F24u);
   EXPECT_FALSE(cats::l2_miss_event("AuthenticAMD", 0x15).has_value());
   EXPECT_FALSE(cats::l2_miss_event("", 0).has_value());
+}
+
+// Section 3.5 on the perf source, from injected counts (no PMU needed):
+// M = sum of n_i * p_i / p_1 over L1, L2 and L3, CMPI = M / N.
+TEST(CatsProfile, NormalizedMissesWeighEachLevelByItsPenaltyOverP1) {
+  const std::vector<std::uint64_t> p{4, 14, 200};
+  const std::uint64_t misses[] = {100, 20, 5};
+  // 100 * 4/4 + 20 * 14/4 + 5 * 200/4 = 100 + 70 + 250.
+  EXPECT_DOUBLE_EQ(cats::normalized_misses(misses, p), 420.0);
+  const std::uint64_t only_llc[] = {0, 0, 2};
+  EXPECT_DOUBLE_EQ(cats::normalized_misses(only_llc, p), 100.0);
+  EXPECT_DOUBLE_EQ(cats::normalized_misses(misses, std::vector<std::uint64_t>{}), 0.0) << "no penalties: no M";
+  // Into the verdict with the auto threshold 1 / p_1 = 0.25: 420 over
+  // 42000 instructions (0.01) is CPU-bound, over 1000 (0.42) is not.
+  cats::soid_table t;
+  t.credit(cats::child_id(0, 1), {20, cats::normalized_misses(misses, p), 42000}, 64, 5);
+  t.credit(cats::child_id(0, 2), {20, cats::normalized_misses(misses, p), 42000}, 64, 5);
+  t.credit(cats::child_id(0, 3), {20, cats::normalized_misses(misses, p), 1000}, 64, 5);
+  EXPECT_TRUE(t.cpu_bound_cmpi(1.0 / 4));
+  t.credit(cats::child_id(0, 4), {20, cats::normalized_misses(misses, p), 1000}, 64, 5);
+  EXPECT_FALSE(t.cpu_bound_cmpi(1.0 / 4)) << "two of four is not most";
+}
+
+TEST(CatsProfile, PenaltiesAreOffOrThreeCycleCounts) {
+  EXPECT_TRUE(cats::parse_penalties("LOCUS_CATS_PENALTIES", "off").empty());
+  EXPECT_EQ(cats::parse_penalties("LOCUS_CATS_PENALTIES", "4,14,200"), (std::vector<std::uint64_t>{4, 14, 200}));
+  for (const char* bad : {"", "4", "4,14", "4,14,200,9", "4,,200", "4,0,200", "4,14,x", "-4,14,200", "4,14,200,",
+                          "4.5,14,200", "9999999999,1,1"}) {
+    try {
+      cats::parse_penalties("LOCUS_CATS_PENALTIES", bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const locus::config_error& e) {
+      EXPECT_NE(std::string(e.what()).find("LOCUS_CATS_PENALTIES"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A read of a PERF_FORMAT_GROUP group: { nr, value[nr] } in the order the
+// events joined (instructions, L1D, L2, LLC).
+TEST(CatsProfile, GroupReadParsesPerfFormatGroupBuffer) {
+  const std::uint64_t buffer[] = {4, 123456, 700, 90, 12};
+  std::array<std::uint64_t, cats::perf_slots> v{};
+  ASSERT_TRUE(cats::parse_group_read(buffer, sizeof buffer, v));
+  EXPECT_EQ(v[cats::instructions_slot], 123456u);
+  EXPECT_EQ(v[cats::l1d_slot], 700u);
+  EXPECT_EQ(v[cats::l2_slot], 90u);
+  EXPECT_EQ(v[cats::llc_slot], 12u);
+  EXPECT_FALSE(cats::parse_group_read(buffer, sizeof buffer - 8, v)) << "a short read";
+  const std::uint64_t three[] = {3, 1, 2, 3, 0};
+  EXPECT_FALSE(cats::parse_group_read(three, sizeof three, v)) << "a group of another size";
 }
 
 // ---------------------------------------------------------------- a stencil under the simulator
@@ -470,7 +522,7 @@ TEST(CatsSettings, BadValuesAreRejectedByName) {
                                   std::pair{"shared_cache", "0"},
                                   std::pair{"cpu_bound_misses", "-1"}, std::pair{"cmpi_threshold", "x"},
                                   std::pair{"miss_source", "pmu"}, std::pair{"spread", "yes"},
-                                  std::pair{"sticky", "2"}}) {
+                                  std::pair{"sticky", "2"}, std::pair{"penalties", "4,14"}}) {
     locus::runtime_options o;
     o.policy = "cats";
     o.workers = 2;
@@ -527,6 +579,50 @@ TEST(CatsThreads, SaysWhichMissSourceItUses) {
   EXPECT_EQ(counter(s, "profiled_perf") * counter(s, "profiled_declared"), 0u) << "one source per run";
   EXPECT_EQ(counter(s, "profiled_simulator"), 0u);
   EXPECT_EQ(counter(s, "no_miss_source"), 0u);
+}
+
+// Where perf cannot be used (this project's build host, a VM without a
+// PMU), auto falls back to declared bytes as before, and with penalties
+// given says which event failed; a profile is then judged without CMPI
+// (counter no_cmpi). With a PMU, perf is used, with CMPI if the group opens.
+TEST(CatsThreads, PerfWithPenaltiesFallsBackNamingTheEvent) {
+  bool perf_works = true;
+  std::string why;
+  try {
+    locus::runtime_options o = on_threads(2, {{"miss_source", "perf"}});
+    locus::runtime rt(o);
+  } catch (const locus::config_error& e) {
+    perf_works = false;
+    why = e.what();
+  }
+  if (!perf_works) {
+    EXPECT_TRUE(why.find("perf_event_open(") != std::string::npos ||
+                why.find("no private-L2 miss event") != std::string::npos)
+        << why;
+  }
+  locus::runtime_options o = on_threads(2, {{"penalties", "4,14,200"}});
+  o.topology = "2x1:L3=1M,L2=256K";  // two sockets: one would be plain ws
+  testing::internal::CaptureStderr();
+  const locus::stats s = run_stencil(o, 256, 512, 3);
+  const std::string said = testing::internal::GetCapturedStderr();
+  const std::uint64_t profiles = counter(s, "partitions") + counter(s, "cpu_bound");
+  EXPECT_GE(profiles, 1u);
+  if (perf_works) {
+    EXPECT_GT(counter(s, "profiled_perf"), 0u);
+    // The group opened (no message): every profile had CMPI; else each is said.
+    EXPECT_EQ(counter(s, "no_cmpi"), said.empty() ? 0u : profiles) << said;
+    return;
+  }
+  EXPECT_GT(counter(s, "profiled_declared"), 0u);
+  EXPECT_EQ(counter(s, "profiled_perf"), 0u);
+  EXPECT_EQ(counter(s, "no_cmpi"), profiles) << "every profile judged by the no-miss rule";
+  EXPECT_NE(said.find("declared miss source gives no CMPI"), std::string::npos) << said;
+  // The same reason as perf's refusal above: the event that failed.
+  const std::string prefix = "LOCUS_CATS_MISS_SOURCE=perf: ", suffix = "; auto falls back to declared";
+  ASSERT_EQ(why.rfind(prefix, 0), 0u) << why;
+  ASSERT_GT(why.size(), prefix.size() + suffix.size()) << why;
+  const std::string reason = why.substr(prefix.size(), why.size() - prefix.size() - suffix.size());
+  EXPECT_NE(said.find(reason), std::string::npos) << said << " | " << reason;
 }
 
 TEST(CatsThreads, NoneIsPlainWorkStealingAndSaysSo) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -85,7 +86,7 @@ const cache_info* outermost_cache(const topology& topo, int core) {
 cats_policy::cats_policy(policy_context& c)
     : policy_base(c),
       misses_(c.eng(), c.num_workers(), c.option("miss_source"),
-              private_level(c.topo(), c.places().worker_core.front())),
+              private_level(c.topo(), c.places().worker_core.front()), c.option("penalties")),
       recorder_(c.num_workers()),
       cpu_bound_misses_(parse_misses("LOCUS_CATS_CPU_BOUND", c.option("cpu_bound_misses"))),
       cmpi_threshold_(parse_cmpi("LOCUS_CATS_CMPI", c.option("cmpi_threshold"))),
@@ -122,6 +123,7 @@ cats_policy::cats_policy(policy_context& c)
   // as long as its instructions take at one per cycle: CMPI >= 1 / p_1.
   if (cmpi_threshold_ < 0 && misses_.gives_cmpi())
     cmpi_threshold_ = 1.0 / static_cast<double>(misses_.l1_miss_penalty());
+  if (c.option("penalties") != "off" && !misses_.gives_cmpi()) say_no_cmpi();
   subtree_limit_.store(shared_cache_);
   // With one socket and its own last-level cache as the limit there is no
   // other socket whose cache a subtree could stay out of, and one subtree at
@@ -135,6 +137,16 @@ cats_policy::cats_policy(policy_context& c)
     return;  // no hooks: plain work stealing at its own cost
   }
   for (int w = 0; w < c.num_workers(); ++w) c.worker_at(w).hooks |= hook_work_hints | hook_task_events;
+}
+
+// Penalties were given for section 3.5's CMPI on threads, but the source
+// cannot count its inputs: said once, naming the event that failed.
+void cats_policy::say_no_cmpi() const {
+  const std::string& why = misses_.kind() == cats::source_kind::perf ? misses_.cmpi_error() : misses_.perf_error();
+  std::fprintf(stderr,
+               "locus: cats: LOCUS_CATS_PENALTIES is set, but the %s miss source gives no CMPI%s%s; a profile is "
+               "CPU-bound only if nothing missed (counter no_cmpi)\n",
+               cats::to_string(misses_.kind()), why.empty() ? "" : ": ", why.c_str());
 }
 
 // Under profile_lock_, and no engine call: under the simulator a wake can
@@ -279,12 +291,15 @@ void cats_policy::finish_profile(worker_view& w) {
     if (current_mode() != mode::profiling) return;
     recorder_.build_into(table_);
     // Section 3.5's CMPI where the source gives it (cmpi_threshold 0:
-    // never CPU-bound); ours per microsecond if asked for; else (perf,
-    // declared: no instruction counts) CPU-bound only if nothing missed.
+    // never CPU-bound); ours per microsecond if asked for; else (declared,
+    // perf without its group or penalties: no CMPI) CPU-bound only if
+    // nothing missed, counted as no_cmpi.
+    const bool without_cmpi = cpu_bound_misses_ == 0 && cmpi_threshold_ != 0 && !misses_.gives_cmpi();
     const bool cpu = cpu_bound_misses_ > 0   ? table_.cpu_bound_per_us(cpu_bound_misses_)
                      : cmpi_threshold_ == 0  ? false
                      : misses_.gives_cmpi() ? table_.cpu_bound_cmpi(cmpi_threshold_)
                                             : table_.no_misses();
+    if (without_cmpi) ctx->count(w, no_cmpi);
     if (cpu) {
       ctx->count(w, cpu_bound);
       set_mode(mode::plain);  // section 3.5: plain task stealing, child-first
@@ -502,6 +517,13 @@ policy_entry cats_entry() {
                    .help = "section 3.5: normalized misses per instruction below which a task is CPU-bound; "
                            "auto: 1 / p_1 (the paper gives no value); most tasks CPU-bound: plain work stealing",
                    .check = [](std::string_view s, std::string_view v) { parse_cmpi(s, v); }},
+                  {.name = "penalties",
+                   .env = "LOCUS_CATS_PENALTIES",
+                   .accepted = cats::penalties_accepted,
+                   .default_value = "off",
+                   .help = "section 3.5's p_i for the perf source's CMPI (hardware counters on threads); off: no "
+                           "CMPI there, a profile is CPU-bound only if nothing missed; the simulator uses its model's",
+                   .check = [](std::string_view s, std::string_view v) { cats::parse_penalties(s, v); }},
                   {.name = "spread",
                    .env = "LOCUS_CATS_SPREAD",
                    .accepted = "0 or 1",
@@ -526,7 +548,8 @@ policy_entry cats_entry() {
                    .check = &cats::check_source_name}},
       // In the order of cats_policy::counter.
       .counters = {"profiled_simulator", "profiled_perf", "profiled_declared", "no_miss_source", "cpu_bound", "partitions",
-                   "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps", "one_socket"},
+                   "inter_spawns", "subtrees", "pool_steals", "reprofiles", "intra_escapes", "subtree_overlaps", "one_socket",
+                   "no_cmpi"},
   };
 }
 

@@ -76,6 +76,7 @@ class cats_policy final : public policy_base {
     intra_escapes,       // intra-socket tasks run outside their socket (a bug if not 0)
     subtree_overlaps,    // two subtrees running on one socket at once (a bug if not 0)
     one_socket,          // once per pool with one socket and shared_cache auto (then: ws)
+    no_cmpi,             // once per profile judged without section 3.5's CMPI (the source gives none)
   };
 
   explicit cats_policy(policy_context& c);
@@ -124,6 +125,7 @@ class cats_policy final : public policy_base {
   mode current_mode() const { return static_cast<mode>(mode_.load(std::memory_order_acquire)); }
   void set_mode(mode m);  // under profile_lock_
   void wake_all();
+  void say_no_cmpi() const;  // at construction: penalties given, no CMPI from the source
   bool is_head(int w) const { return sockets_[static_cast<std::size_t>(socket_of(w))]->workers.front() == w; }
   // Credits w's misses since its last switch to the task that ran, and
   // makes `next` (if measuring) the task that runs now.

@@ -5,6 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 
 #include "locus/errors.hpp"
 #include "policy/spi/measures.hpp"
+#include "util/parse_setting.hpp"
 
 namespace locus::detail::cats {
 
@@ -59,6 +62,40 @@ std::optional<raw_event> l2_miss_event(std::string_view vendor, int family) {
   return std::nullopt;
 }
 
+double normalized_misses(std::span<const std::uint64_t> misses, std::span<const std::uint64_t> penalties) {
+  const std::size_t k = std::min(misses.size(), penalties.size());
+  if (k == 0 || penalties[0] == 0) return 0;
+  double m = 0;
+  for (std::size_t i = 0; i < k; ++i)
+    m += static_cast<double>(misses[i]) * static_cast<double>(penalties[i]) / static_cast<double>(penalties[0]);
+  return m;
+}
+
+std::vector<std::uint64_t> parse_penalties(std::string_view setting, std::string_view text) {
+  const char* accepted = penalties_accepted;
+  if (text == "off") return {};
+  std::vector<std::uint64_t> p;
+  std::string_view rest = text;
+  for (;;) {
+    const auto comma = rest.find(',');
+    const std::string_view one = rest.substr(0, comma);
+    if (one.empty() || one.size() > 9 || one.find_first_not_of("0123456789") != std::string_view::npos)
+      reject_setting(setting, text, accepted);
+    p.push_back(static_cast<std::uint64_t>(std::atoll(std::string(one).c_str())));
+    if (p.back() == 0 || p.size() > 3) reject_setting(setting, text, accepted);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (p.size() != 3) reject_setting(setting, text, accepted);
+  return p;
+}
+
+bool parse_group_read(const std::uint64_t* buffer, std::size_t bytes, std::span<std::uint64_t> values) {
+  if (bytes != (1 + values.size()) * sizeof(std::uint64_t) || buffer[0] != values.size()) return false;
+  std::copy(buffer + 1, buffer + 1 + values.size(), values.begin());
+  return true;
+}
+
 namespace {
 // This CPU's vendor and family from /proc/cpuinfo (x86 Linux); empty elsewhere.
 std::pair<std::string, int> this_cpu() {
@@ -80,10 +117,28 @@ std::pair<std::string, int> this_cpu() {
   std::fclose(f);
   return {vendor, family};
 }
+
+struct perf_event_spec {
+  std::uint32_t type;
+  std::uint64_t config;
+  const char* name;
+};
+// PERF_TYPE_HW_CACHE's config: cache, operation, result (perf_event_open(2)).
+constexpr std::uint64_t read_misses_of(std::uint64_t cache) {
+  return cache | (std::uint64_t{PERF_COUNT_HW_CACHE_OP_READ} << 8) | (std::uint64_t{PERF_COUNT_HW_CACHE_RESULT_MISS} << 16);
+}
+
+void close_all(const std::vector<int>& fds) {
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+}
 }  // namespace
 
-miss_source::miss_source(engine& eng, int workers, const std::string& wanted, int private_level) : eng_(&eng) {
+miss_source::miss_source(engine& eng, int workers, const std::string& wanted, int private_level,
+                         const std::string& penalties)
+    : eng_(&eng) {
   check_source_name("LOCUS_CATS_MISS_SOURCE", wanted);
+  std::vector<std::uint64_t> given = parse_penalties("LOCUS_CATS_PENALTIES", penalties);
   if (wanted == "none") return;
   const auto names = eng.counter_names();
   if (eng.access_unit_bytes() > 0 && !names.empty()) {  // the simulator
@@ -118,10 +173,19 @@ miss_source::miss_source(engine& eng, int workers, const std::string& wanted, in
     if (!event_) {
       perf_error_ = "no private-L2 miss event known for this CPU (vendor '" + vendor + "', family " +
                     std::to_string(family) + ")";
-    } else if (const int probe = open_perf(); probe >= 0) {  // probe once here; each worker opens its own later
-      ::close(probe);
+    } else if (const auto probe = open_perf(false, perf_error_); !probe.empty()) {
+      // Probed once here; each worker opens its own on its thread (read).
+      close_all(probe);
       kind_ = source_kind::perf;
-      fds_.assign(static_cast<std::size_t>(workers), -2);
+      fds_.assign(static_cast<std::size_t>(workers), {});
+      // Section 3.5's CMPI needs the penalties and the whole group.
+      if (given.empty()) {
+        cmpi_error_ = "LOCUS_CATS_PENALTIES is off";
+      } else if (const auto group = open_perf(true, cmpi_error_); !group.empty()) {
+        close_all(group);
+        group_ = true;
+        penalties_ = std::move(given);
+      }
       return;
     }
     event_.reset();
@@ -135,8 +199,7 @@ miss_source::miss_source(engine& eng, int workers, const std::string& wanted, in
 bool miss_source::counts_declared_bytes() const { return kind_ == source_kind::declared && counted_.empty(); }
 
 miss_source::~miss_source() {
-  for (int fd : fds_)
-    if (fd >= 0) ::close(fd);
+  for (const auto& fds : fds_) close_all(fds);
   if (counts_declared_bytes() && measuring_.load()) count_declared_bytes(false);
 }
 
@@ -150,20 +213,60 @@ void check_source_name(std::string_view setting, std::string_view value) {
                        ": accepted are auto, simulator, perf, declared and none");
 }
 
-int miss_source::open_perf() {
-  perf_event_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.type = PERF_TYPE_RAW;
-  attr.config = event_->config;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  const long fd = ::syscall(SYS_perf_event_open, &attr, 0 /*this thread*/, -1 /*any cpu*/, -1, 0);
-  if (fd < 0) {
-    perf_error_ = std::string("perf_event_open(") + event_->name + "): " + std::strerror(errno);
-    return -1;
+std::vector<int> miss_source::open_perf(bool group, std::string& error) const {
+  const perf_event_spec l2{PERF_TYPE_RAW, event_->config, event_->name};
+  std::array<perf_event_spec, perf_slots> specs{};  // in perf_slot order
+  specs[instructions_slot] = {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions (PERF_COUNT_HW_INSTRUCTIONS)"};
+  specs[l1d_slot] = {PERF_TYPE_HW_CACHE, read_misses_of(PERF_COUNT_HW_CACHE_L1D), "L1D read misses (PERF_COUNT_HW_CACHE_L1D)"};
+  specs[l2_slot] = l2;
+  specs[llc_slot] = {PERF_TYPE_HW_CACHE, read_misses_of(PERF_COUNT_HW_CACHE_LL), "LLC read misses (PERF_COUNT_HW_CACHE_LL)"};
+  const std::span<const perf_event_spec> wanted = group ? std::span<const perf_event_spec>(specs)
+                                                        : std::span<const perf_event_spec>(&l2, 1);
+  std::vector<int> fds;
+  for (const perf_event_spec& e : wanted) {
+    perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = e.type;
+    attr.config = e.config;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    if (group) attr.read_format = PERF_FORMAT_GROUP;
+    const int leader = fds.empty() ? -1 : fds.front();
+    const long fd = ::syscall(SYS_perf_event_open, &attr, 0 /*this thread*/, -1 /*any cpu*/, leader, 0);
+    if (fd < 0) {
+      error = std::string("perf_event_open(") + e.name + "): " + std::strerror(errno);
+      close_all(fds);
+      return {};
+    }
+    fds.push_back(static_cast<int>(fd));
   }
-  return static_cast<int>(fd);
+  return fds;
+}
+
+miss_sample miss_source::read_perf(std::size_t w) {
+  auto& fds = fds_[w];
+  if (fds.empty()) {  // on the worker's own thread
+    std::string ignored;
+    fds = open_perf(group_, ignored);
+    if (fds.empty()) fds.push_back(-1);
+  }
+  miss_sample out;
+  if (fds.front() < 0) return out;
+  if (!group_) {
+    std::uint64_t n = 0;
+    if (::read(fds.front(), &n, sizeof n) == static_cast<ssize_t>(sizeof n)) out.misses = n;
+    return out;
+  }
+  std::uint64_t buffer[1 + perf_slots];
+  std::array<std::uint64_t, perf_slots> v{};
+  const ssize_t got = ::read(fds.front(), buffer, sizeof buffer);
+  if (got < 0 || !parse_group_read(buffer, static_cast<std::size_t>(got), v)) return out;
+  out.misses = v[l2_slot];
+  out.instructions = v[instructions_slot];
+  const std::uint64_t by_level[] = {v[l1d_slot], v[l2_slot], v[llc_slot]};
+  out.weighted = normalized_misses(by_level, penalties_);
+  return out;
 }
 
 miss_sample miss_source::read(int w) {
@@ -184,13 +287,7 @@ miss_sample miss_source::read(int w) {
   }
   switch (kind_) {
     case source_kind::simulator: break;  // read above
-    case source_kind::perf: {
-      if (fds_[i] == -2) fds_[i] = open_perf();  // on the worker's own thread
-      std::uint64_t n = 0;
-      if (fds_[i] < 0 || ::read(fds_[i], &n, sizeof n) != static_cast<ssize_t>(sizeof n)) return out;
-      out.misses = n;
-      return out;
-    }
+    case source_kind::perf: return read_perf(i);
     case source_kind::declared: out.misses = declared_bytes_on_this_thread() / unit_; return out;
     case source_kind::none: break;
   }
