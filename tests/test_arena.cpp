@@ -241,7 +241,7 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
     while (!all_asleep()) std::this_thread::yield();
     EXPECT_THROW(a.execute([] { throw std::runtime_error("from the entering thread"); }), std::runtime_error);
   }
-  for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now);
+  for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now());
 }
 
 // Threads entering arenas at once, again and again, while the workers come

@@ -118,15 +118,27 @@ namespace {
 // another chain's, and goes back where it was (push_own keeps its tag).
 // The check reads the frame only once it is ours: a frame still in the
 // deque may be a thief's, and its memory reused.
-worker* take_back_parent(spawn_continuation* parent_frame, const fiber* child, const task_context& parent_ctx) {
+//
+// Every spawn returns through here, so the hit is forced inline into the
+// child's return and the mismatch is out of line (put_back_other_frame):
+// the common path carries only the pop and the two compares.
+[[gnu::noinline, gnu::cold]] worker* put_back_other_frame(worker& now_on, spawn_continuation* other);
+
+[[gnu::always_inline]] inline worker* take_back_parent(spawn_continuation* parent_frame, const fiber* child,
+                                                      const task_context& parent_ctx) {
   worker& now_on = this_worker();
   if (!now_on.deque.pop_if(parent_frame)) [[unlikely]] return nullptr;
-  if (parent_frame->run != &spawn_continuation::steal_spawn_parent || parent_frame->child_fiber != child) [[unlikely]] {
-    push_own(now_on, parent_frame);
-    return nullptr;
-  }
+  if (parent_frame->run != &spawn_continuation::steal_spawn_parent || parent_frame->child_fiber != child) [[unlikely]]
+    return put_back_other_frame(now_on, parent_frame);
   now_on.ctx = parent_ctx;
   return &now_on;
+}
+
+// The frame popped was another chain's (take_back_parent): it goes back to
+// the bottom, tag and all, and this child's parent counts as stolen.
+worker* put_back_other_frame(worker& now_on, spawn_continuation* other) {
+  push_own(now_on, other);
+  return nullptr;
 }
 
 // The child's return with its parent stolen: the child's fiber stays on this

@@ -183,9 +183,7 @@ bool may_run_root(const runtime_state& rt, worker& w, int arena) {
 // (borrowable, acquire: what it wrote before is seen here) and nobody has
 // claimed it: it is ours until given back.
 bool borrow(worker& w) {
-  if (!w.borrowable.load(std::memory_order_acquire)) return false;
-  std::uint32_t parked = worker::parked;
-  return w.park_word.compare_exchange_strong(parked, worker::borrowed, std::memory_order_acq_rel);
+  return w.borrowable.load(std::memory_order_acquire) && w.leave_parked(worker::borrowed);
 }
 
 // A worker that may run a root of `arena`, now borrowed, or nullptr. A
@@ -230,7 +228,6 @@ void run_as(runtime_state& rt, worker& w, frame& root) {
   fiber* const home = outside_thread_home();
   fiber* const own_home = w.home;
   w.home = home;  // where its loop returns (go_home) when the search finds nothing
-  w.borrowed_now = true;
   bind_thread_to_worker(&w);
   set_running_fiber(home);
   // Its deque is empty (it slept). Under a policy whose arenas share every
@@ -239,7 +236,6 @@ void run_as(runtime_state& rt, worker& w, frame& root) {
   switch_msg start{switch_msg::kind::start_job, nullptr, &root};
   after_resume(switch_fiber(home, w.fibers.take_to_start(), &start, false));
   // Back on this thread's stack: w found nothing more to do.
-  w.borrowed_now = false;
   w.home = own_home;
   set_running_fiber(nullptr);
   bind_thread_to_worker(nullptr);

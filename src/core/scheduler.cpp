@@ -127,10 +127,7 @@ bool only_forbidden_work(runtime_state& rt, worker& self) {
 // from sleeping to searching. Exactly one caller wins the claim: the
 // sleeper itself or one waker, so the counts stay exact.
 bool claim_parked(worker& w) noexcept {
-  std::uint32_t parked = worker::parked;
-  if (w.park_word.load(std::memory_order_seq_cst) != worker::parked ||
-      !w.park_word.compare_exchange_strong(parked, 0, std::memory_order_acq_rel))
-    return false;
+  if (!w.leave_parked(0)) return false;
   g_idle_state.fetch_add(1 - one_sleeping, std::memory_order_acq_rel);
   return true;
 }
@@ -269,7 +266,7 @@ frame* find_work(worker& w) {
     if (found.f == nullptr && poll_services_registered()) [[unlikely]] poll_services(w);
     // A thread working as this worker (borrowed, roots.cpp) leaves at the
     // first round that finds nothing: it gives the worker back asleep.
-    if (found.f == nullptr && w.borrowed_now) [[unlikely]] {
+    if (found.f == nullptr && w.borrowed_now()) [[unlikely]] {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, trace::found_by::here);
       end_stealing();
       leave_searching(rt, w, false);

@@ -72,9 +72,27 @@ struct worker : worker_view, trace::traced_worker {
   // waits; it gives it back `parked` (core/roots.cpp).
   static constexpr std::uint32_t parked = 1, borrowed = 2;
   alignas(64) std::atomic<std::uint32_t> park_word{0};
-  // Owner-only: a thread outside the pool runs as this worker now (roots.cpp);
-  // its search leaves at the first round that finds nothing.
-  bool borrowed_now = false;
+  // Takes the worker out of its sleep: park_word parked -> `to`, 0 for a
+  // waker or the sleeper itself (scheduler.cpp, claim_parked), `borrowed`
+  // for a thread entering an arena (roots.cpp, borrow). Exactly one caller
+  // wins. The seq_cst load is the read of park_word that the sleep protocol
+  // pairs with the sleeper's seq_cst store (scheduler.cpp); the CAS is
+  // acq_rel: the winner sees what was written before the worker parked.
+  bool leave_parked(std::uint32_t to) noexcept {
+    std::uint32_t expected = parked;
+    return park_word.load(std::memory_order_seq_cst) == parked &&
+           park_word.compare_exchange_strong(expected, to, std::memory_order_acq_rel);
+  }
+  // Whether a thread outside the pool runs as this worker now (roots.cpp);
+  // its search leaves at the first round that finds nothing. For whoever
+  // runs as the worker: the borrower set park_word to `borrowed` itself and
+  // nobody else changes it until the borrower gives the worker back
+  // (claims and borrows need `parked`, the worker's own thread waits in
+  // take_back_from_sleep); the worker's own thread runs only once park_word
+  // is 0 (its claim, or a waker's that it read), and nobody changes that
+  // until it sleeps again. Either way the value read is the reader's own
+  // or one it has synchronized with, so relaxed suffices.
+  bool borrowed_now() const noexcept { return park_word.load(std::memory_order_relaxed) == borrowed; }
   // Set by the worker's own thread while it waits in its sleep, having
   // written all it writes of the worker before: only then may a thread
   // borrow it (park_word alone turns `parked` before that bookkeeping).

@@ -4,6 +4,7 @@
 #include "engine/sim_engine.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -327,16 +328,16 @@ bool sim_engine::wait_for_work(std::uint64_t until_ns, std::uint64_t round_ns, s
   return true;
 }
 
+// Only a running worker finds waiters here: a waiter stays in the ready
+// queue (until its deadline), so the machine is not quiescent while there
+// is one, and an outside call (from_outside) runs only when it is.
 void sim_engine::notify_idle() {
   if (idle_.empty()) return;
-  if (t_sim == this && current_ >= 0) {
-    virtual_worker& me = current();
-    settle_spawns(me);
-    wake_idle(me.clock);
-    yield_if_behind();
-    return;
-  }
-  if (in_outside_call_) wake_idle(quiescent_at_);
+  assert(t_sim == this && current_ >= 0 && "idle waiters while no worker runs");
+  virtual_worker& me = current();
+  settle_spawns(me);
+  wake_idle(me.clock);
+  yield_if_behind();
 }
 
 // Each waiter looks again at its own next round after `at`, as it would

@@ -118,9 +118,8 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   // Section III: colored attempts first, each time the worker runs out of
   // work; only colored ones until the first steal (unbounded by default,
   // the paper's; first_steal_patience caps it, ours).
-  const bool first = !me.stolen && me.first_attempts < first_patience_;
-  const bool colored = me.misses < colored_attempts_ || first;
-  if (colored) {
+  const bool first = first_steal_turn(me);
+  if (colored_turn(me)) {
     const int mine = color_of(w);
     std::uint32_t seen = 0;  // the tag of the victim's oldest frame, if it has one
     bool colorless = false;
@@ -176,8 +175,7 @@ search_result nabbitc_policy::find_work(worker_view& w) {
     if (frame* f = take_stale(w, *victim)) return {f, found_at::steal};
     ctx->count(w, colored_misses);
     if (wake_colors_ && seen != 0) wake_color(w, seen);  // ours (option wake_colors)
-    ++me.misses;
-    if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
+    colored_miss(w, me);
     return {};
   }
   me.misses = 0;  // the random attempt of section III, then colored ones again
@@ -196,19 +194,19 @@ search_result nabbitc_policy::find_work(worker_view& w) {
   return {};
 }
 
-// Each skipped round was one failed attempt, counted as find_work counts
-// one: colored misses until colored_attempts, then a random attempt that
-// starts them again; and, until the first steal, a first-steal attempt.
+void nabbitc_policy::colored_miss(worker_view& w, thief_state& me) {
+  ++me.misses;
+  if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
+}
+
+// Each skipped round was one failed attempt, advanced by find_work's own
+// rule (colored_turn, colored_miss); not counted in colored_misses, which
+// counts the attempts made.
 void nabbitc_policy::skipped_rounds(worker_view& w, std::uint64_t rounds) {
   thief_state& me = thieves_[static_cast<std::size_t>(w.id)];
   for (; rounds > 0; --rounds) {
-    const bool first = !me.stolen && me.first_attempts < first_patience_;
-    if (me.misses < colored_attempts_ || first) {
-      ++me.misses;
-      if (!me.stolen && ++me.first_attempts == first_patience_) ctx->count(w, first_steal_giveups);
-    } else {
-      me.misses = 0;
-    }
+    if (colored_turn(me)) colored_miss(w, me);
+    else me.misses = 0;  // the random attempt
   }
 }
 

@@ -124,6 +124,16 @@ class nabbitc_policy final : public policy_base, public task_colors {
     bool last_colored = false;              // the latest steal was a colored one
   };
   void found_work(worker_view& w) { thieves_[static_cast<std::size_t>(w.id)].misses = 0; }
+  // Section III's rule for the next attempt, kept in one place for the
+  // attempts find_work makes and the rounds the simulator skips
+  // (skipped_rounds). Before the first steal, and while patience lasts:
+  bool first_steal_turn(const thief_state& me) const { return !me.stolen && me.first_attempts < first_patience_; }
+  // A colored attempt (else the random one, which starts them again):
+  bool colored_turn(const thief_state& me) const { return me.misses < colored_attempts_ || first_steal_turn(me); }
+  // A colored attempt found nothing: one more miss, and before the first
+  // steal one more first-steal attempt (the one that exhausts the patience
+  // counts a give-up).
+  void colored_miss(worker_view& w, thief_state& me);
   // After a colored miss on a frame of other colors: wakes a worker of one
   // of them if it sleeps. Cilk Plus workers never sleep; locus's do, and a
   // push wakes a sleeper only when nobody searches, so a thief that keeps
