@@ -76,11 +76,45 @@ ws and numa-ws at 8, 16 and 24 workers on every benchmark (P = 1 and 32
 come from the figure 7 and 8 run, which at 32 workers fills the four
 sockets as --pack would).
 
-TIME: an ESTIMATE (the whole spec has not been run), on the 2-vCPU host of
-2026-11-29; see the module's _TIME note at the bottom and
-docs/reproduction.md. `tools/reproduce.py numa-ws --only PREFIX` runs it in
-parts, one benchmark a part: `check.`, `cg.`, `cilksort.`, `heat.`,
-`hull1.`, `hull2.`, `matmul.`, `matmul-z.`, `strassen.`, `strassen-z.`.
+TIME: about 13 hours in all, an ESTIMATE (only the check part has run
+whole), on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of
+2026-11-29, locus-bench built from commit 0bba6c9's sources (this branch
+changes only scripts and docs), while two other engineers' reproductions
+shared the two cores (load average about 4). Measured (/usr/bin/time, wall
+clock of one locus-bench call with one cell, its setup included: the
+input, the serial reference computed on the host, the page moves; max
+RSS): the whole check part 66 s (0.16 GB); cilksort 1.3e8 serial 86 s
+(T_S 14.9 s simulated, 4.4 GB), numa-ws at 32 workers 127 s (W_32 19.6 s,
+4.4 GB); heat 16k x 16k with 2 steps, numa-ws and ws at 32 workers 25 s
+each (6.9 GB); cg 75k with 1 outer step, numa-ws at 32 workers 73 s
+(0.42 GB); hull1 100000k, numa-ws at 32 workers 71 s (3.2 GB); matmul 4k,
+numa-ws at 32 workers 285 s (W_32 35.7 s, 0.48 GB). From these, a cell
+costs: cilksort 86 to 127 s; heat 20 steps about 170 to 245 s (2 steps
+scaled by 10, with or without the setup); cg 3 outer steps about 210 s;
+hull1 about 70 s; matmul and matmul-z about 270 to 290 s; strassen n =
+4096 about 180 to 340 s (matmul's 8 host seconds per simulated second,
+T_S extrapolated from the quick size by 7^2); hull2 about 300 s plus
+about 190 s of serial reference a call (not timed: hull2 per point does
+about 5 times hull1's work at the quick sizes; bench/hull/README.md). A
+part has 31 cells (cg, cilksort, heat: the figure 7 and 8 run's 9, 8 in
+the option runs, 8 in the threshold runs, 6 in figure 9), 23 (hull1,
+hull2, matmul, matmul-z) or 17 (strassen, strassen-z), so:
+
+    reproduce.py numa-ws --only check.        # 1.1 minutes (measured)
+    reproduce.py numa-ws --only cg.           # about 1.8 hours
+    reproduce.py numa-ws --only cilksort.     # about 1 hour
+    reproduce.py numa-ws --only heat.         # about 1.5 to 2 hours
+    reproduce.py numa-ws --only hull1.        # about 27 minutes
+    reproduce.py numa-ws --only hull2.        # about 2.5 hours (the roughest estimate)
+    reproduce.py numa-ws --only matmul.       # about 1.8 hours
+    reproduce.py numa-ws --only matmul-z.     # about 1.7 hours
+    reproduce.py numa-ws --only strassen.     # about 1.3 hours
+    reproduce.py numa-ws --only strassen-z.   # about 1.1 hours
+
+The paper's full repetitions would take: heat with 100 steps about 5 times
+its part (7 to 10 hours), cg with 75 outer steps about 25 times (about 45
+hours); strassen at 8192 about 7 times its part. The largest cell needs
+about 7 GB of host memory (heat's grids and the simulator's page tables).
 Each call re-makes the tables from its new results and the other runs'
 earlier ones; runs not made yet are named in the header and absent from
 the tables."""
