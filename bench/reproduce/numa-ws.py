@@ -55,7 +55,10 @@ that, so its working set streams from DRAM every pass:
 - cilksort: the paper's 1.3e8 64-bit keys (2.1 GB with the scratch array),
   base cases 1k.
 - hull1, hull2: the paper's 100000k points (1.6 GB of points, 2.8 and 3.2
-  GB resident), base case 10k.
+  GB resident), base case 10k. hull2 at this size takes more than 9 hours
+  (TIME); if that is not reasonable, the next choice is a smaller n with the
+  points still many times the L3s, stated as not the paper's ratio (not
+  chosen yet: no smaller size has been timed).
 - matmul, matmul-z: the paper's 4k x 4k (three matrices, 400 MB),
   32 x 32 base case.
 - strassen, strassen-z: n = 4096, not the paper's 8k x 8k: at 8192 the
@@ -76,8 +79,8 @@ ws and numa-ws at 8, 16 and 24 workers on every benchmark (P = 1 and 32
 come from the figure 7 and 8 run, which at 32 workers fills the four
 sockets as --pack would).
 
-TIME: about 13 hours in all, an ESTIMATE (only the check part has run
-whole), on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of
+TIME: more than 20 hours in all, an ESTIMATE (only the check part has
+run whole), on the 2-vCPU AMD EPYC host (KVM; family 25 model 17) of
 2026-11-29, locus-bench built from commit 0bba6c9's sources (this branch
 changes only scripts and docs), while two other engineers' reproductions
 shared the two cores (load average about 4). Measured (/usr/bin/time, wall
@@ -86,16 +89,16 @@ input, the serial reference computed on the host, the page moves; max
 RSS): the whole check part 66 s (0.16 GB); cilksort 1.3e8 serial 86 s
 (T_S 14.9 s simulated, 4.4 GB), numa-ws at 32 workers 127 s (W_32 19.6 s,
 4.4 GB); heat 16k x 16k with 2 steps, numa-ws and ws at 32 workers 25 s
-each (6.9 GB); cg 75k with 1 outer step, numa-ws at 32 workers 73 s
+each, with 6 steps numa-ws 71 s (6.9 GB; so 11.6 s a step and about
+1.4 s of setup); cg 75k with 1 outer step, numa-ws at 32 workers 73 s
 (0.42 GB); hull1 100000k, numa-ws at 32 workers 71 s (3.2 GB); matmul 4k,
 numa-ws at 32 workers 285 s (W_32 35.7 s, 0.48 GB). From these, a cell
-costs: cilksort 86 to 127 s; heat 20 steps about 170 to 245 s (2 steps
-scaled by 10, with or without the setup); cg 3 outer steps about 210 s;
+costs: cilksort 86 to 127 s; heat 20 steps about 235 s; cg 3 outer steps about 210 s;
 hull1 about 70 s; matmul and matmul-z about 270 to 290 s; strassen n =
 4096 about 180 to 340 s (matmul's 8 host seconds per simulated second,
-T_S extrapolated from the quick size by 7^2); hull2 about 300 s plus
-about 190 s of serial reference a call (not timed: hull2 per point does
-about 5 times hull1's work at the quick sizes; bench/hull/README.md). A
+T_S extrapolated from the quick size by 7^2); hull2 100000k at 32
+workers (numa-ws) did not finish in 23.7 minutes (stopped there; 3.6 GB),
+so more than 24 minutes a cell. A
 part has 31 cells (cg, cilksort, heat: the figure 7 and 8 run's 9, 8 in
 the option runs, 8 in the threshold runs, 6 in figure 9), 23 (hull1,
 hull2, matmul, matmul-z) or 17 (strassen, strassen-z), so:
@@ -103,9 +106,9 @@ hull2, matmul, matmul-z) or 17 (strassen, strassen-z), so:
     reproduce.py numa-ws --only check.        # 1.1 minutes (measured)
     reproduce.py numa-ws --only cg.           # about 1.8 hours
     reproduce.py numa-ws --only cilksort.     # about 1 hour
-    reproduce.py numa-ws --only heat.         # about 1.5 to 2 hours
+    reproduce.py numa-ws --only heat.         # about 2 hours
     reproduce.py numa-ws --only hull1.        # about 27 minutes
-    reproduce.py numa-ws --only hull2.        # about 2.5 hours (the roughest estimate)
+    reproduce.py numa-ws --only hull2.        # more than 9 hours (23 cells, over 24 minutes each)
     reproduce.py numa-ws --only matmul.       # about 1.8 hours
     reproduce.py numa-ws --only matmul-z.     # about 1.7 hours
     reproduce.py numa-ws --only strassen.     # about 1.3 hours
