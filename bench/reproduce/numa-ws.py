@@ -95,8 +95,10 @@ each, with 6 steps numa-ws 71 s (6.9 GB; so 11.6 s a step and about
 numa-ws at 32 workers 285 s (W_32 35.7 s, 0.48 GB). From these, a cell
 costs: cilksort 86 to 127 s; heat 20 steps about 235 s; cg 3 outer steps about 210 s;
 hull1 about 70 s; matmul and matmul-z about 270 to 290 s; strassen n =
-4096 about 180 to 340 s (matmul's 8 host seconds per simulated second,
-T_S extrapolated from the quick size by 7^2); hull2 100000k at 32
+4096 about 200 s at 1 worker to 363 s at 32 (measured: numa-ws at 32
+workers 363 s, W_32 40.6 s, 3.6 GB; the 1-worker cells from its 9 host
+seconds a simulated second and T_S extrapolated from the quick size by
+7^2); hull2 100000k at 32
 workers (numa-ws) did not finish in 23.7 minutes (stopped there; 3.6 GB),
 so more than 24 minutes a cell. A
 part has 31 cells (cg, cilksort, heat: the figure 7 and 8 run's 9, 8 in
