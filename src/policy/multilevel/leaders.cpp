@@ -184,23 +184,10 @@ bool cache_leaders::claim(worker_view& w, int parent) {
   return true;
 }
 
-std::vector<int> cache_leaders::leaderless_below(const worker_view& w) const {
-  std::vector<int> out;
-  if (must_settle(w.id)) return out;
-  for (int n = lead_of(w.id); !tree_.is_leaf(n);) {
-    const int c = tree_.child_toward(n, w.id);
-    if (c < 0 || domain_of(c) != n) break;  // a flattened domain: its leaders settle
-    if (leader_of(c) < 0) out.push_back(c);
-    n = c;
-  }
-  return out;
-}
-
 bool cache_leaders::step_down(worker_view& w, int node) {
   {
     std::lock_guard lock(flatten_lock_);  // against a flattening, a settle and a claim
-    const std::vector<int> free = leaderless_below(w);
-    if (std::find(free.begin(), free.end(), node) == free.end()) return false;
+    if (leaderless_below(w, [node](int n) { return n == node; }) != node) return false;
     lead(w.id, lead_of(w.id), node);
   }
   if (ids_.claims >= 0) ctx_->count(w, ids_.claims);

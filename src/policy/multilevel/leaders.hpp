@@ -165,10 +165,21 @@ class cache_leaders {
   // The other way: the nodes below the one w leads, on w's path to its
   // core, that have no leader (w left them when it went up: a claim, an
   // untie, a settle). A node there is w's to lead again (section 4.2: a
-  // cache's leader is one of its children's). Returns them from the top,
-  // for the caller to pick one with work; empty if w must settle first or
-  // runs a flattened domain.
-  std::vector<int> leaderless_below(const worker_view& w) const;
+  // cache's leader is one of its children's). Returns the first from the
+  // top for which `wanted(node)` holds, or -1; -1 also if w must settle
+  // first or runs a flattened domain. No allocation: every idle search
+  // round and sleep check asks.
+  template <class Wanted>
+  int leaderless_below(const worker_view& w, Wanted wanted) const {
+    if (must_settle(w.id)) return -1;
+    for (int n = lead_of(w.id); !tree_.is_leaf(n);) {
+      const int c = tree_.child_toward(n, w.id);
+      if (c < 0 || domain_of(c) != n) break;  // a flattened domain: its leaders settle
+      if (leader_of(c) < 0 && wanted(c)) return c;
+      n = c;
+    }
+    return -1;
+  }
   // w, idle, with nothing queued at the node it leads, leads `node` (one of
   // leaderless_below's) instead, so that work sent there is not stranded.
   // Returns whether w leads it now.

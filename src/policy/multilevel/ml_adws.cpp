@@ -182,9 +182,7 @@ int ml_adws_policy::claimable_with_work(const worker_view& w) {
 }
 
 int ml_adws_policy::leaderless_below_with_work(const worker_view& w) {
-  for (int n : leaders_.leaderless_below(w))
-    if (queued_at(n)) return n;
-  return -1;
+  return leaders_.leaderless_below(w, [this](int n) { return queued_at(n); });
 }
 
 // Line 31: a cross-worker task continues on its owner.
