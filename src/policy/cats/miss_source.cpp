@@ -72,21 +72,16 @@ double normalized_misses(std::span<const std::uint64_t> misses, std::span<const 
 }
 
 std::vector<std::uint64_t> parse_penalties(std::string_view setting, std::string_view text) {
-  const char* accepted = penalties_accepted;
   if (text == "off") return {};
   std::vector<std::uint64_t> p;
-  std::string_view rest = text;
-  for (;;) {
+  for (std::string_view rest = text;;) {
     const auto comma = rest.find(',');
-    const std::string_view one = rest.substr(0, comma);
-    if (one.empty() || one.size() > 9 || one.find_first_not_of("0123456789") != std::string_view::npos)
-      reject_setting(setting, text, accepted);
-    p.push_back(static_cast<std::uint64_t>(std::atoll(std::string(one).c_str())));
-    if (p.back() == 0 || p.size() > 3) reject_setting(setting, text, accepted);
+    p.push_back(static_cast<std::uint64_t>(
+        parse_integer(setting, rest.substr(0, comma), 1, 999'999'999, "a miss penalty in cycles (off, or p1,p2,p3)")));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  if (p.size() != 3) reject_setting(setting, text, accepted);
+  if (p.size() != 3) reject_setting(setting, text, penalties_accepted);
   return p;
 }
 
