@@ -244,6 +244,91 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
   for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now());
 }
 
+// oneTBB's rule for a task entering another arena (issue 44): with its
+// deque empty, the task's worker runs f itself, in place, as a member of the
+// arena: same thread, the arena's id inside, its own arena back after, and
+// exceptions through. An entry that spawns nothing asks the resource manager
+// for no worker: none is dealt to the arena while f runs.
+TEST(ArenaEntry, ATaskWithAnEmptyDequeRunsFInPlace) {
+  for (const char* policy : {"ws", "numa-ws", "tbb-numa", "tbb-std"}) {
+    SCOPED_TRACE(policy);
+    locus::runtime rt(two_places(policy));
+    locus::arena a(2);
+    auto& pool = locus::detail::pool();
+    int in_place = 0, dealt_to_a = 0, wrong_arena = 0, caught = 0;
+    for (int round = 0; round < 20; ++round)
+      // fork_join runs its second branch with the deque empty (popped by
+      // its worker, or run by a thief).
+      locus::fork_join([] {}, [&] {
+        const std::thread::id caller = std::this_thread::get_id();
+        a.execute([&] {
+          in_place += std::this_thread::get_id() == caller;
+          wrong_arena += locus::this_arena::id() != a.id() || !serves(a.id());
+          for (std::size_t w = 0; w < pool.workers.size(); ++w) dealt_to_a += pool.arenas.target(static_cast<int>(w)) == a.id();
+        });
+        wrong_arena += locus::this_arena::id() != 0 || !serves(0);
+        try {
+          a.execute([] { throw std::runtime_error("in place"); });
+        } catch (const std::runtime_error&) {
+          caught += locus::this_arena::id() == 0;
+        }
+      });
+    EXPECT_EQ(in_place, 20);
+    EXPECT_EQ(dealt_to_a, 0) << "a short entry moved workers";
+    EXPECT_EQ(wrong_arena, 0);
+    EXPECT_EQ(caught, 20);
+  }
+}
+
+// An entry in place whose f spawns: the arena is dealt its workers at the
+// first spawn, and f's work spreads over them and the entering worker
+// (SIMULATED: the schedule is deterministic), each task on a worker serving
+// the arena; nested entries and their exceptions come back in order.
+TEST(ArenaEntry, AnEntryInPlaceThatSpawnsGetsTheArenasWorkersSimulated) {
+  for (const char* policy : {"ws", "tbb-numa"}) {
+    SCOPED_TRACE(policy);
+    locus::runtime_options o;
+    o.engine = "sim";
+    o.machine = "tbb-numa-westmere-4x8";
+    o.policy = policy;
+    o.workers = 8;
+    locus::runtime rt(o);
+    locus::arena a(4), b(2);
+    std::set<int> ran_on;
+    int wrong_arena = 0, nested = 0;
+    long sum = 0;
+    locus::fork_join([] {}, [&] {
+      const int caller = locus::worker_id();
+      a.execute([&] {
+        sum = locus::parallel_reduce(0, 256, 1, 0L, [&](std::int64_t lo, std::int64_t hi, long acc) {
+          locus::compute(20000);  // simulated cycles
+          ran_on.insert(locus::worker_id());
+          wrong_arena += locus::this_arena::id() != a.id() || !serves(a.id());
+          for (std::int64_t i = lo; i < hi; ++i) acc += i;
+          return acc;
+        }, std::plus<>());
+        EXPECT_TRUE(ran_on.count(caller)) << "the entering worker works in the arena";
+        try {
+          b.execute([&] {
+            locus::task_group g;
+            g.spawn([&] { wrong_arena += locus::this_arena::id() != b.id(); });
+            g.spawn([] { throw std::logic_error("nested"); });
+            g.sync();
+          });
+        } catch (const std::logic_error&) {
+          nested += locus::this_arena::id() == a.id();
+        }
+      });
+      wrong_arena += locus::this_arena::id() != 0;
+    });
+    EXPECT_EQ(sum, 255L * 256 / 2);
+    EXPECT_GT(ran_on.size(), 1u);
+    EXPECT_LE(ran_on.size(), 5u) << "its 4 workers and the entering one";
+    EXPECT_EQ(wrong_arena, 0);
+    EXPECT_EQ(nested, 1);
+  }
+}
+
 // Threads entering arenas at once, again and again, while the workers come
 // and go between sleep and work: every entry's work is done once, its
 // exceptions reach its caller, and nothing runs outside its arena.

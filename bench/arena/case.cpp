@@ -51,7 +51,11 @@ class arena_instance final : public bench::instance {
           for (std::int64_t r = 0; r < rounds_; ++r)
             other.execute([&] { locus::parallel_for(std::int64_t{0}, tasks_, 1, [&](std::int64_t i) { piece(i); }); });
         };
-        if (from_task_) locus::fork_join(rounds, [] {});
+        // From a task whose deque is empty, as oneTBB's run_and_wait runs
+        // its function with the thread's pool empty: fork_join runs its
+        // second branch after popping it, or a thief runs it. (A task with
+        // frames on its deque hands f to the arena's workers instead.)
+        if (from_task_) locus::fork_join([] {}, rounds);
         else rounds();
         break;
       }

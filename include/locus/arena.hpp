@@ -29,10 +29,12 @@
 // way an arena of concurrency n computes on at most n workers whoever
 // enters it, and several threads may be inside at once. (An arena limited
 // to a place always hands f to its workers: the calling thread is not
-// confined to the place's cores.) Called from a task of another arena, that
-// task suspends (its worker goes on with its own arena's work) and resumes
-// in its own arena afterwards; called from a task of this arena, f simply
-// runs. enqueue(f, where) is locus::enqueue in this arena.
+// confined to the place's cores.) Called from a task of another arena whose
+// worker has nothing else queued, f runs there, in place, as a member of
+// the arena while it has a free slot (the arena gets workers once f
+// spawns); otherwise that task suspends (its worker goes on with its own
+// arena's work) and resumes in its own arena afterwards. Called from a task
+// of this arena, f simply runs. enqueue(f, where) is locus::enqueue in this arena.
 //
 // A program that creates no arena runs in the default arena, as if arenas
 // did not exist. In the serial elision, execute and enqueue call f.
@@ -143,7 +145,8 @@ class arena {
   // 1 and up (0 is the default arena): what this_arena::id() says in its tasks.
   int id() const noexcept { return handle_.id; }
   // The workers the resource manager gives it now, per place (all zero
-  // while it has no work).
+  // while it has no work). Asked from inside an execute that runs in place
+  // and has not spawned yet, that entry counts as work from then on.
   std::vector<int> workers_per_place() const {
 #ifdef LOCUS_SERIAL_ELISION
     return {1};

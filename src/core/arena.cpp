@@ -56,7 +56,10 @@ void arena_execute(const arena_handle& a, void (*fn)(void*), void* arg) {
   worker_view* w = current_worker();
   if (w == nullptr) return enter_arena(a.id, fn, arg);  // as one of its workers, if one sleeps (roots.cpp)
   if (w->ctx.arena == a.id) return fn(arg);  // already in it: run here, as oneTBB does
-  if (rt.arenas.isolating()) return run_in_arena(a.id, fn, arg);
+  if (rt.arenas.isolating()) {
+    if (!enter_arena_in_place(static_cast<worker&>(*w), a.id, fn, arg)) run_in_arena(a.id, fn, arg);
+    return;
+  }
   // The policy's arenas share every worker (registry.hpp, isolates_arenas):
   // the task runs f itself, as a task of the arena, and what f creates
   // inherits it. f may suspend and resume elsewhere: the worker it ends on
@@ -78,6 +81,10 @@ void arena_enqueue(const arena_handle& a, detached_job* job) { submit_detached(j
 
 std::vector<int> arena_workers_per_place(const arena_handle& a) {
   runtime_state& rt = pool_of(a);
+  // The caller's entries in place are arenas with work for whoever asks
+  // what the deal is (roots.cpp): counted first, so the answer includes them.
+  if (worker_view* w = current_worker(); w != nullptr && (w->hooks & hook_arena_entry) != 0)
+    register_entry_demand(static_cast<worker&>(*w));
   std::vector<int> out;
   // Without work an arena has no workers, whatever deal lasts (arenas.hpp).
   const bool has_work = rt.arenas.slot(a.id).in_flight.load(std::memory_order_acquire) > 0;

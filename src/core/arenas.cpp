@@ -164,6 +164,18 @@ int arena_manager::try_lend(int mine, int place) {
   return -1;
 }
 
+bool arena_manager::try_enter(int id, int place) {
+  arena_slot& s = slot(id);
+  if (!serves_place(s, place)) return false;
+  int dealt = 0;  // a lasting deal of an arena without work serves nothing (rebalance)
+  if (s.in_flight.load(std::memory_order_acquire) > 0)
+    for (int p = 0; p < places_->num_places; ++p) dealt += allotted(id, p);
+  if (s.lenders.fetch_add(1, std::memory_order_acq_rel) + dealt < std::max(1, s.max_concurrency.load(std::memory_order_relaxed)))
+    return true;
+  s.lenders.fetch_sub(1, std::memory_order_acq_rel);
+  return false;
+}
+
 void arena_manager::rebalance(std::vector<int>& moved) {
   std::lock_guard guard(lock_);
   std::vector<int>& active = active_;  // reused: a rebalance that deals nothing allocates nothing

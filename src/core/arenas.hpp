@@ -111,6 +111,12 @@ class arena_manager {
   // (try_lend's test, without counting a lender).
   bool lendable_work(int mine, int place) const;
   void end_lend(int arena) { slot(arena).lenders.fetch_sub(1, std::memory_order_acq_rel); }
+  // A free slot of arena id for a worker of `place` that enters it in
+  // place from a task of another arena (roots.cpp), now counted as one
+  // more lender: the workers the deal gives it while it has work, and its
+  // lenders, are fewer than its max_concurrency (oneTBB's rule: the
+  // entering thread counts as one of them). end_lend gives it back.
+  bool try_enter(int id, int place);
 
   std::uint16_t target(int worker) const { return targets_[static_cast<std::size_t>(worker)].load(std::memory_order_acquire); }
   int allotted(int arena, int place) const {

@@ -10,6 +10,7 @@
 #include <cassert>
 #include <exception>
 #include <semaphore>
+#include <utility>
 
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
@@ -302,6 +303,69 @@ void run_root(int arena, void (*fn)(void*), void* arg, bool may_enter) {
 }  // namespace
 
 void run_in_arena(int arena, void (*fn)(void*), void* arg) { run_root(arena, fn, arg, false); }
+
+// Arena entry from a task (issue 44, oneTBB's rule): the task's worker
+// runs fn itself, as a member of the arena, when it may serve it (its
+// deque and inbox empty: no frame of its own arena is left where the
+// arena's thieves look) and the arena has a free slot; else fn is handed
+// to the arena's workers as a root (run_in_arena). fn runs as a root of
+// the arena would: a fresh context, frames and thieves of that arena only.
+// Its demand is counted only once fn spawns, forks, posts or suspends
+// (register_entry_demand): a short entry that does none of these moves no
+// worker, as a oneTBB arena asks for workers only once work is spawned in
+// it. From then on the arena has its full share and this worker beside it
+// until fn returns (oneTBB's arena also has a master beyond its workers'
+// slots when it reserves none for masters). Not under a policy that observes task events (hook_task_events: it
+// sees roots begin and end), nor when measuring (LOCUS_SPAN).
+bool enter_arena_in_place(worker& w, int arena, void (*fn)(void*), void* arg) {
+  runtime_state& rt = *w.rt;
+  if ((w.hooks & (hook_task_events | hook_span)) != 0 || !w.deque.looks_empty() || !w.posted.looks_empty() ||
+      !rt.arenas.try_enter(arena, w.place))
+    return false;
+  const task_context caller_ctx = w.ctx;
+  in_place_entry entry{arena, false, w.entry};
+  w.entry = &entry;
+  w.hooks |= hook_arena_entry;
+  w.ctx = task_context{};
+  w.ctx.arena = static_cast<std::uint16_t>(arena);
+  serve_arena(w, arena);
+  // Back to the caller's arena on the worker fn ends on: fn may have
+  // suspended (then its demand was counted) and resumed on another worker,
+  // which found it with its deque empty, as fn leaves it.
+  const auto leave = [&] {
+    worker& now = this_worker();
+    if (now.entry == &entry) {  // still pending, so on the worker it began on
+      now.entry = entry.outer;
+      if (now.entry == nullptr) now.hooks &= static_cast<std::uint16_t>(~hook_arena_entry);
+    }
+    assert((entry.demand || &now == &w) && "an entry that moved workers had its demand counted");
+    if (entry.demand) root_finished(rt, arena);
+    else rt.arenas.end_lend(arena);
+    now.ctx = caller_ctx;
+    serve_arena(now, caller_ctx.arena);
+  };
+  try {
+    fn(arg);
+  } catch (...) {
+    leave();
+    throw;
+  }
+  leave();
+  return true;
+}
+
+void register_entry_demand(worker& w) {
+  in_place_entry* e = std::exchange(w.entry, nullptr);
+  w.hooks &= static_cast<std::uint16_t>(~hook_arena_entry);
+  // Each becomes a root of its arena, dealt workers like any other; the
+  // slot it held as a lender is given back, since a suspended entry holds
+  // no worker and would keep the lenders its arena may need away.
+  for (; e != nullptr; e = e->outer) {
+    e->demand = true;
+    root_started(*w.rt, e->arena);
+    w.rt->arenas.end_lend(e->arena);
+  }
+}
 
 void enter_arena(int arena, void (*fn)(void*), void* arg) { run_root(arena, fn, arg, true); }
 

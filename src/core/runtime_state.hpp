@@ -74,6 +74,17 @@ runtime_state& pool();  // starts the pool from the environment if needed
 // the thread runs fn itself as one of the arena's workers when one sleeps
 // (roots.cpp, oneTBB's rule for a thread entering an arena).
 void enter_arena(int arena, void (*fn)(void*), void* arg);
+// locus::arena::execute from a task of another arena: fn runs here, in
+// place, as a member of the arena, when the worker's deque and inbox are
+// empty and the arena has a free slot (oneTBB's rule for a thread that
+// enters an arena); returns false, having run nothing, otherwise.
+bool enter_arena_in_place(worker& w, int arena, void (*fn)(void*), void* arg);
+// The running task's arenas entered in place are counted as roots of
+// those arenas, which gets them their share of workers (the resource
+// manager): at its first spawn, fork, post or suspension there
+// (hook_arena_entry), as oneTBB's arena asks for workers once work is
+// spawned in it. Cold.
+[[gnu::noinline]] void register_entry_demand(worker& w);
 // Submits a root frame from outside the pool, in the arena of its context,
 // and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);

@@ -19,6 +19,12 @@ namespace {
 
 policy_base& policy_of(worker_view& w) { return *static_cast<worker&>(w).rt->policy; }
 
+// An arena entered in place gets its workers before its first frame is
+// pushed (roots.cpp, register_entry_demand).
+void count_entry_demand(worker_view& w) {
+  if (w.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(static_cast<worker&>(w));
+}
+
 void count_spawn_and_notify(worker_view& w) {
   w.spawns.bump();
   notify_push();
@@ -57,6 +63,7 @@ void report_created(policy_base& p, worker_view& w, group_state& g) {
 
 bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_child& c, bool first,
                   std::int32_t place, double work, bool parent_first) {
+  count_entry_demand(w);
   policy_base& p = policy_of(w);
   if (w.hooks & hook_work_hints) {
     const share_plan plan = plan_share(p, w, g, h, first, place, work, parent_first);
@@ -85,6 +92,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
 }
 
 void enqueue_hooked(worker_view& w, group_state& g, group_hints& h, bool first) {
+  count_entry_demand(w);
   if (!first) return;
   policy_base& p = policy_of(w);
   // A round that starts with an enqueue opens the group as a spawn would,
@@ -237,6 +245,7 @@ void fork_parent_first(worker_view& w, const erased_branch& f, const erased_bran
 }  // namespace
 
 bool fork_hooked(worker_view& w, fork_job& job, const erased_branch& f, const erased_branch& g) {
+  count_entry_demand(w);
   policy_base& p = policy_of(w);
   if ((w.hooks & hook_work_hints) && fork_spreads(p, w, f.work, g.work)) {
     fork_as_group(w, f, g);

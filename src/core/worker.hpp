@@ -38,6 +38,20 @@ struct worker_counters {
 
 // Also what the trace sees of it (trace::traced_worker: its log, the
 // steal counters, the start of the last steal attempt).
+// The core's own bit of worker_view::hooks that no header reads: the
+// running task entered an arena in place and has not yet told the resource
+// manager (register_entry_demand, roots.cpp). Spawns, forks, posts and
+// suspensions take the cold path, which tells it first.
+inline constexpr std::uint16_t hook_arena_entry = 256;
+
+// One arena entered in place by a running task (roots.cpp), on that task's
+// stack for as long as its function runs.
+struct in_place_entry {
+  int arena = 0;
+  bool demand = false;            // counted as a root of the arena (root_started)
+  in_place_entry* outer = nullptr;  // an entry it is nested in, itself not counted yet
+};
+
 struct worker : worker_view, trace::traced_worker {
   worker(runtime_state& rt, int id, int place, fiber_pool& pool) : rt(&rt), fibers(pool) {
     this->id = id;
@@ -111,6 +125,10 @@ struct worker : worker_view, trace::traced_worker {
   std::uint64_t last_poll_ns = 0;
   // Owner-only: the arena this worker is lent to (arenas.hpp, try_lend), or -1.
   int lent_to = -1;
+  // Owner-only: the innermost arena the running task entered in place
+  // (roots.cpp, enter_arena_in_place) whose demand is not counted yet, or
+  // nullptr; hook_arena_entry is set exactly while it is not.
+  in_place_entry* entry = nullptr;
 
   alignas(64) worker_counters counters;
   activity current_activity = activity::idle;

@@ -29,10 +29,11 @@ struct worker_view {
   // The running task's context (frame.hpp), inherited by the frames it
   // creates: its place hint (NUMA-WS III-A) and the policy's state.
   task_context ctx;
-  // Hooks asked for on this worker (hook_* bits: the core's below, the
-  // policy's in src/policy/spi/hooks.hpp); zero for ws and numa-ws, so the
-  // fast path pays one test of a byte on a hot line.
-  std::uint8_t hooks = 0;
+  // Hooks asked for on this worker (hook_* bits: the core's below and in
+  // src/core/worker.hpp, the policy's in src/policy/spi/hooks.hpp); zero
+  // for ws and numa-ws, so the fast path pays one test of a word on a hot
+  // line.
+  std::uint16_t hooks = 0;
   // The arena this worker serves (locus::arena; 0, the default arena, until
   // one is created). Written by the worker itself, between tasks and with
   // its deque empty (src/core/arenas.hpp); thieves read it to steal only
