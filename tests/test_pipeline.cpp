@@ -184,6 +184,31 @@ TEST(Pipeline, OneStagePipelineRunsUntilStopped) {
   EXPECT_EQ(calls, 10);
 }
 
+// Items run work-first under every policy (issue 44: a parent-first
+// policy's spawn would queue each item and sync on the slow path): on one
+// worker, each item leaves the last stage before the first stage makes the
+// next, whatever max_in_flight allows.
+TEST(Pipeline, ItemsRunWorkFirstUnderEveryPolicy) {
+  for (const auto& policy : locus::available_policies()) {
+    SCOPED_TRACE(policy);
+    locus::runtime rt(options(1, policy.c_str()));
+    std::vector<std::string> events;
+    int next = 0;
+    locus::pipeline(4, locus::make_stage<void, int>(locus::stage_mode::serial_in_order,
+                                                    [&](locus::flow_control& fc) {
+                                                      if (next == 5) fc.stop();
+                                                      events.push_back("make " + std::to_string(next));
+                                                      return next++;
+                                                    }) &
+                           locus::make_stage<int, int>(locus::stage_mode::parallel, [](int v) { return v; }) &
+                           locus::make_stage<int, void>(locus::stage_mode::serial_in_order, [&](int v) {
+                             events.push_back("take " + std::to_string(v));
+                           }));
+    EXPECT_EQ(events, (std::vector<std::string>{"make 0", "take 0", "make 1", "take 1", "make 2", "take 2", "make 3",
+                                                "take 3", "make 4", "take 4", "make 5"}));
+  }
+}
+
 // Stages with places: every item passes them (where it runs is the
 // policy's choice, as for any hinted task).
 TEST(Pipeline, PlacedStagesRunEveryItem) {

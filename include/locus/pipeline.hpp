@@ -277,9 +277,11 @@ class run {
     g.sync();
   }
 
-  // The first stage, one item at a time; each item is spawned work-first.
+  // The first stage, one item at a time; each item is spawned work-first,
+  // under every policy (a parent-first policy's spawn would queue each item
+  // and sync the group on the slow path).
   void make_items() {
-    task_group items;
+    task_group items(detail::work_first_group);
     for (std::uint64_t seq = 0;; ++seq) {
       permits_.acquire();
       if (cancelled_.load(std::memory_order_acquire)) {

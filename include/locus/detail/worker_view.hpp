@@ -92,6 +92,11 @@ struct group_hints {
   static constexpr std::uint8_t work_given = 1;       // constructed with locus::work(total)
   static constexpr std::uint8_t distributed = 2;      // the policy distributed (or tied) this round
   static constexpr std::uint8_t footprint_given = 4;  // constructed with locus::footprint(bytes)
+  // Its children run work-first in the spawner's context whatever the
+  // policy's spawn order or share of work (hook_spawn_order,
+  // hook_work_hints): a pipeline's items, as TBB's pipeline runs each item
+  // in the task that made it and leaves the next one stealable.
+  static constexpr std::uint8_t work_first = 8;
   group_hints() noexcept {}
   std::uint8_t flags = 0;
   double work_total;
