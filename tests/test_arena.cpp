@@ -43,6 +43,16 @@ locus::runtime_options two_places(const char* policy = "ws", const char* shares 
   return o;
 }
 
+// The simulated 4-socket Westmere of the TBB-NUMA paper.
+locus::runtime_options westmere(const std::string& policy, int workers) {
+  locus::runtime_options o;
+  o.engine = "sim";
+  o.machine = "tbb-numa-westmere-4x8";
+  o.policy = policy;
+  o.workers = workers;
+  return o;
+}
+
 using shares = std::vector<int>;
 
 // The arena the running worker serves: a task must run only on one that
@@ -287,12 +297,7 @@ TEST(ArenaEntry, ATaskWithAnEmptyDequeRunsFInPlace) {
 TEST(ArenaEntry, AnEntryInPlaceThatSpawnsGetsTheArenasWorkersSimulated) {
   for (const char* policy : {"ws", "tbb-numa"}) {
     SCOPED_TRACE(policy);
-    locus::runtime_options o;
-    o.engine = "sim";
-    o.machine = "tbb-numa-westmere-4x8";
-    o.policy = policy;
-    o.workers = 8;
-    locus::runtime rt(o);
+    locus::runtime rt(westmere(policy, 8));
     locus::arena a(4), b(2);
     std::set<int> ran_on;
     int wrong_arena = 0, nested = 0;
@@ -424,11 +429,7 @@ namespace {
 // default arena spawns rounds of children hinted at every socket. Returns
 // the share of the children hinted at sockets 2 and 3 that ran there.
 double at_place_beside_contender(const char* shares, std::vector<int>& b_places) {
-  locus::runtime_options o;
-  o.engine = "sim";
-  o.machine = "tbb-numa-westmere-4x8";
-  o.policy = "tbb-numa";
-  o.workers = 32;
+  locus::runtime_options o = westmere("tbb-numa", 32);
   o.arena_shares = shares;
   locus::runtime rt(o);
   locus::arena contender;
@@ -578,12 +579,7 @@ INSTANTIATE_TEST_SUITE_P(PoliciesAndWorkers, ArenaTrees,
 TEST(ArenaTreesSimulated, MatchTheSerialResultOnTheWestmere) {
   for (const auto& policy : locus::available_policies()) {
     SCOPED_TRACE(policy);
-    locus::runtime_options o;
-    o.engine = "sim";
-    o.machine = "tbb-numa-westmere-4x8";
-    o.policy = policy;
-    o.workers = 32;
-    locus::runtime rt(o);
+    locus::runtime rt(westmere(policy, 32));
     check_arena_trees(std::max(2, arena_seeds() / 3), 32);
     if (::testing::Test::HasFailure()) return;
   }
