@@ -8,8 +8,8 @@
 //
 // Variant modifier +contender (harness.hpp): the runner runs the timed
 // kernel in a task of the default arena with a contender beside it. It is
-// started from inside the pool (an enqueued task of the default arena that
-// executes it in the contender's arena), so the simulator runs it too, and
+// started from inside the pool (a task enqueued to the contender's arena),
+// so the simulator runs it too, and
 // stopped when the kernel returns: the kernel's time includes the
 // contender's last round (some microseconds of each worker), as a
 // co-running computation's would.
@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <locus/locus.hpp>
@@ -37,11 +38,20 @@ class contender {
     blocks_.resize(static_cast<std::size_t>(locus::num_workers()));
     std::atomic<bool> stop{false};
     std::atomic<std::uint64_t> rounds{0};
-    locus::task_group g;
-    g.enqueue([&] { arena.execute([&] { run(stop, rounds); }); });
+    // Enqueued to the contender's arena, so that its own workers run it:
+    // an execute from this task's worker would run it in place, and the
+    // kernel's arena would lose that worker to the contender for the whole
+    // run (the paper's contender has a thread of its own).
+    // Shared: release() may still hold the semaphore's lock when acquire()
+    // returns here.
+    auto done = std::make_shared<locus::semaphore>(0);
+    arena.enqueue([&stop, &rounds, done] {
+      run(stop, rounds);
+      done->release();
+    });
     kernel();
     stop.store(true, std::memory_order_release);
-    g.sync();
+    done->acquire();
     last_rounds_ = rounds.load();
   }
   // Rounds the contender completed during the last kernel.
