@@ -6,7 +6,7 @@
 // pushed (hook_spawn_order, route_spawn), a share of a group's work
 // (hook_work_hints, policy/spi/work_shares.hpp), group events
 // (hook_task_events). Nothing here is on the fast path: the headers test
-// the hooks byte once and come here only when it is nonzero.
+// the hooks word once and come here only when it is nonzero.
 #include <exception>
 #include <new>
 

@@ -1,7 +1,7 @@
 // What the inline constructs call when tracing is on (LOCUS_TRACE,
 // docs/observability.md): a slice per task run, opened when the task starts
 // on a worker and closed when it returns. Tracing sets hook_trace in every
-// worker's hooks byte, so fork_join and task_group::spawn reach these only
+// worker's hooks word, so fork_join and task_group::spawn reach these only
 // through the branch they already take for policy hooks: with tracing off
 // the fast path is unchanged. The recorder is src/trace/.
 #pragma once

@@ -59,7 +59,7 @@ inline constexpr std::uint8_t hook_exact_affinity = 128;
 
 // ------------------------------------------------------------ cold spawns
 // The one way from the public headers into a policy's spawn decisions
-// (src/core/spawn_hooks.cpp), taken only on workers whose hooks byte is
+// (src/core/spawn_hooks.cpp), taken only on workers whose hooks word is
 // nonzero, once the headers have handled measuring (hook_span) and
 // tracing (hook_trace), which need the callable's type.
 struct group_state;

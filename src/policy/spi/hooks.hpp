@@ -1,8 +1,9 @@
 // The bits of worker_view::hooks a policy sets on its workers (in its
 // constructor, through policy_context::worker_at) to be asked or told more
-// than the search needs. Any nonzero byte sends spawns and forks down the
+// than the search needs. Any nonzero bit sends spawns and forks down the
 // cold spawn path (src/core/spawn_hooks.cpp); the core's own bits,
-// hook_trace and hook_span, are in locus/detail/worker_view.hpp.
+// hook_trace and hook_span, are in locus/detail/worker_view.hpp, and
+// hook_arena_entry (256) in src/core/worker.hpp.
 #pragma once
 
 #include <cstdint>
