@@ -83,8 +83,7 @@ std::vector<int> arena_workers_per_place(const arena_handle& a) {
   runtime_state& rt = pool_of(a);
   // The caller's entries in place are arenas with work for whoever asks
   // what the deal is (roots.cpp): counted first, so the answer includes them.
-  if (worker_view* w = current_worker(); w != nullptr && (w->hooks & hook_arena_entry) != 0)
-    register_entry_demand(static_cast<worker&>(*w));
+  if (worker_view* w = current_worker(); w != nullptr) count_entry_demand(static_cast<worker&>(*w));
   std::vector<int> out;
   // Without work an arena has no workers, whatever deal lasts (arenas.hpp).
   const bool has_work = rt.arenas.slot(a.id).in_flight.load(std::memory_order_acquire) > 0;

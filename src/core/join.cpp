@@ -59,7 +59,7 @@ void prepare_waiter(continuation& c, const worker& w) {
 // parent is resumed, possibly on another worker.
 void suspend(worker& w, suspension& why) {
   assert(&w == &this_worker() && "a frame suspends on the worker running it");
-  if (w.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(w);  // its arena's workers resume it (roots.cpp)
+  count_entry_demand(w);  // its arena's workers resume it (roots.cpp)
   if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);

@@ -12,7 +12,7 @@ namespace locus::detail {
 bool post_child(group_state& g, parent_first_job* job, int target, bool owner_only) noexcept {
   worker& self = this_worker();
   runtime_state& rt = *self.rt;
-  if (self.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(self);  // roots.cpp
+  count_entry_demand(self);  // roots.cpp
   if (target < 0 || target >= static_cast<int>(rt.workers.size())) return false;
   worker& to = *rt.workers[static_cast<std::size_t>(target)];
   // Counted before it can run: the child's -1 must not come before its +1

@@ -315,8 +315,9 @@ void run_in_arena(int arena, void (*fn)(void*), void* arg) { run_root(arena, fn,
 // worker, as a oneTBB arena asks for workers only once work is spawned in
 // it. From then on the arena has its full share and this worker beside it
 // until fn returns (oneTBB's arena also has a master beyond its workers'
-// slots when it reserves none for masters). Not under a policy that observes task events (hook_task_events: it
-// sees roots begin and end), nor when measuring (LOCUS_SPAN).
+// slots when it reserves none for masters). Not under a policy that
+// observes task events (hook_task_events: it sees roots begin and end),
+// nor when measuring (LOCUS_SPAN).
 bool enter_arena_in_place(worker& w, int arena, void (*fn)(void*), void* arg) {
   runtime_state& rt = *w.rt;
   if ((w.hooks & (hook_task_events | hook_span)) != 0 || !w.deque.looks_empty() || !w.posted.looks_empty() ||

@@ -85,6 +85,11 @@ bool enter_arena_in_place(worker& w, int arena, void (*fn)(void*), void* arg);
 // (hook_arena_entry), as oneTBB's arena asks for workers once work is
 // spawned in it. Cold.
 [[gnu::noinline]] void register_entry_demand(worker& w);
+// register_entry_demand if the running task has an entry pending: what
+// every spawn, fork, post, suspension and share query asks first.
+inline void count_entry_demand(worker& w) {
+  if (w.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(w);
+}
 // Submits a root frame from outside the pool, in the arena of its context,
 // and wakes a worker.
 void submit_root(runtime_state& rt, frame* f);

@@ -19,12 +19,6 @@ namespace {
 
 policy_base& policy_of(worker_view& w) { return *static_cast<worker&>(w).rt->policy; }
 
-// An arena entered in place gets its workers before its first frame is
-// pushed (roots.cpp, register_entry_demand).
-void count_entry_demand(worker_view& w) {
-  if (w.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(static_cast<worker&>(w));
-}
-
 void count_spawn_and_notify(worker_view& w) {
   w.spawns.bump();
   notify_push();
@@ -63,7 +57,7 @@ void report_created(policy_base& p, worker_view& w, group_state& g) {
 
 bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_child& c, bool first,
                   std::int32_t place, double work, bool parent_first) {
-  count_entry_demand(w);
+  count_entry_demand(static_cast<worker&>(w));  // an arena entered in place: its workers first (roots.cpp)
   policy_base& p = policy_of(w);
   // A work-first group (a pipeline's items) is not the policy's to order
   // or to share out: its children start here, in this task's context.
@@ -96,7 +90,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
 }
 
 void enqueue_hooked(worker_view& w, group_state& g, group_hints& h, bool first) {
-  count_entry_demand(w);
+  count_entry_demand(static_cast<worker&>(w));  // an arena entered in place: its workers first (roots.cpp)
   if (!first) return;
   policy_base& p = policy_of(w);
   // A round that starts with an enqueue opens the group as a spawn would,
@@ -249,7 +243,7 @@ void fork_parent_first(worker_view& w, const erased_branch& f, const erased_bran
 }  // namespace
 
 bool fork_hooked(worker_view& w, fork_job& job, const erased_branch& f, const erased_branch& g) {
-  count_entry_demand(w);
+  count_entry_demand(static_cast<worker&>(w));  // an arena entered in place: its workers first (roots.cpp)
   policy_base& p = policy_of(w);
   if ((w.hooks & hook_work_hints) && fork_spreads(p, w, f.work, g.work)) {
     fork_as_group(w, f, g);

@@ -93,7 +93,7 @@ void park(worker& w, task_waiter& waiter) {
   waiter.task.run = &task_waiter::resume_self;
   waiter.task.ctx = w.ctx;
   waiter.finish = &task_waiter::finish_park;
-  if (w.hooks & hook_arena_entry) [[unlikely]] register_entry_demand(w);  // its arena's workers resume it (roots.cpp)
+  count_entry_demand(w);  // its arena's workers resume it (roots.cpp)
   if (w.hooks & hook_task_events) [[unlikely]] w.rt->policy->on_task(w, task_event::suspend, nullptr);
   w.counters.suspends.bump();
   w.rt->eng->charge(sched_op::fiber_switch, w.id, -1);

@@ -36,8 +36,6 @@ struct worker_counters {
   owner_counter policy[max_policy_counters];
 };
 
-// Also what the trace sees of it (trace::traced_worker: its log, the
-// steal counters, the start of the last steal attempt).
 // The core's own bit of worker_view::hooks that no header reads: the
 // running task entered an arena in place and has not yet told the resource
 // manager (register_entry_demand, roots.cpp). Spawns, forks, posts and
@@ -52,6 +50,8 @@ struct in_place_entry {
   in_place_entry* outer = nullptr;  // an entry it is nested in, itself not counted yet
 };
 
+// Also what the trace sees of it (trace::traced_worker: its log, the
+// steal counters, the start of the last steal attempt).
 struct worker : worker_view, trace::traced_worker {
   worker(runtime_state& rt, int id, int place, fiber_pool& pool) : rt(&rt), fibers(pool) {
     this->id = id;
