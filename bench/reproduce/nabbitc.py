@@ -20,8 +20,33 @@ locus's static partition, which runs block k on worker k and on no other
 (parallel.hpp), and OpenMP guided (PageRank only, as in the paper) a model
 of libgomp's guided chunks (locus_backend.hpp).
 
-Not run here yet: mg and cg (Table I: 16,384 and 300 nodes), Smith-Waterman
-(sw, swn2)."""
+cg, sw and swn2 (Table I), added 2026-11-29:
+- cg-graph: the paper's matrix, NA = 900,000 rows with about 26 nonzeros a
+  row (NAS's generator with nonzer 4: 23 a row, the nearest; nonzer 5 gives
+  33), one power-method step of 25 CG iterations ("1 iteration"), blocks of
+  3,000 rows: Table I's 300 nodes (spmv nodes per CG iteration; the
+  reductions and vector updates add their own). About 250 MB of matrix,
+  1.3 times the L3s.
+- sw3-graph (sw, the n^3 form): the paper's n = m = 5120 and 32 x 32
+  blocks, 25,600 nodes.
+- sw-graph (swn2, the n^2 form): Table I's 16,384 nodes (128 x 128 blocks)
+  on n = m = 32,768 with 256 x 256 blocks, not the paper's n = 131,072
+  with 1024 x 1024 blocks, whose H (68 GB of 32-bit scores) does not fit
+  in 24 GB. Ours is 4 GB (21 times the L3s; the paper's 360 times): both
+  stream from DRAM; a node's block is 256 KB (a core's L2) against the
+  paper's 4 MB. Not the paper's ratio: its rows say so.
+Not run here: mg (Table I: nx = ny = nz = 2048, 16,384 nodes): its three
+grids of 2048^3 doubles are 206 GB; keeping its ratio to the L3s would
+need caches scaled down with a 512^3 grid, not done yet.
+
+TIME of the added benchmarks, an ESTIMATE from one cell each (locus:nabbitc
+at 80 workers, wall clock with setup, on the 2-vCPU AMD EPYC host of
+2026-11-29 while another simulation shared it): sw3-graph at n = 1280 4.5 s
+(a 64th of the paper's work: about 4.8 minutes a cell at 5120), sw-graph
+at n = 16384 14 s (a quarter of n = 32768's: about 1 minute a cell, 8.5 GB
+of host memory with the serial reference), cg-graph with 2 CG iterations
+10 s (about 1.3 minutes a cell with 25). With 27 cells a benchmark:
+about 2.2 hours for sw, 30 minutes for swn2, 35 minutes for cg."""
 
 TITLE = "NabbitC reproduction (seed 004): figures 6 and 7, tables II and III, SIMULATED on nabbitc-8x10"
 
@@ -38,6 +63,10 @@ _CELLS = [
     # 2^20 vertices, not the web crawls (bench/pagerank_graph/README.md).
     ("pagerank-graph", ["--param", "scale=20", "--param", "block=4096", "--param", "iterations=10"],
      _ALL + ",locus:ws+guided"),
+    ("cg-graph", ["--param", "na=900000", "--param", "nonzer=4", "--param", "outer=1", "--param", "inner=25",
+                  "--param", "block=3000"], _ALL),
+    ("sw3-graph", ["--param", "n=5120", "--param", "m=5120", "--param", "block=32"], _ALL),
+    ("sw-graph", ["--param", "n=32768", "--param", "m=32768", "--param", "block=256"], _ALL),
 ]
 
 RUNS = []
