@@ -17,7 +17,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include <locus/locus.hpp>
@@ -42,16 +41,14 @@ class contender {
     // an execute from this task's worker would run it in place, and the
     // kernel's arena would lose that worker to the contender for the whole
     // run (the paper's contender has a thread of its own).
-    // Shared: release() may still hold the semaphore's lock when acquire()
-    // returns here.
-    auto done = std::make_shared<locus::semaphore>(0);
-    arena.enqueue([&stop, &rounds, done] {
+    locus::semaphore done(0);
+    arena.enqueue([&stop, &rounds, &done] {
       run(stop, rounds);
-      done->release();
+      done.release();
     });
     kernel();
     stop.store(true, std::memory_order_release);
-    done->acquire();
+    done.acquire();
     last_rounds_ = rounds.load();
   }
   // Rounds the contender completed during the last kernel.

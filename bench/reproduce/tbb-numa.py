@@ -66,6 +66,14 @@ four L3s hold 96 MB:
   how it stands for PARSEC's), 512 of the paper's 3500 queries, 128 in
   flight (every query probes the whole index, so the working set is the
   paper's; fewer queries are fewer repetitions).
+- cg.isolate-links, cg.isolate-controllers (issue 43, point 6): cg's
+  (noap, INTL), (ap, INTL), (NACS, INTL) and (NACS, NADD) on the Westmere
+  with its QPI links unbounded (link_gbps = 0), then with its memory
+  controllers unbounded (memory_controller_gbps = 0), everything else the
+  preset's (bench/reproduce/machines/): the isolating experiment for cg's
+  (NACS, NADD) falling behind (noap, INTL). The model is not changed to
+  reach a figure: these machines only say which resource the gap is made
+  of.
 - check.*: every program at locus-bench's tiny size, every configuration,
   the contender and figure 18's machines, to check the spec and the
   tables in a few minutes (`--only check.`). Not the paper's sizes: not a
@@ -147,8 +155,24 @@ def _runs(part, bench, size):
     return runs
 
 
-RUNS = [r for part, bench, size in _CELLS for r in _runs(part, bench, size)]
-RUNS += [r for part, bench, _ in _CELLS for r in _runs(f"check.{part}", bench, ["--size", "tiny"])]
+# Issue 43, point 6: cg's (NACS, NADD) behind (noap, INTL), with the links
+# or the memory controllers unbounded, one at a time (machine files beside
+# this spec; paths from the repository's root, where make runs).
+_ISOLATE = [("isolate-links", "bench/reproduce/machines/westmere-unbounded-links.machine"),
+            ("isolate-controllers", "bench/reproduce/machines/westmere-unbounded-controllers.machine")]
+
+
+def _isolating_runs(part, bench, size):
+    b = _COMMON + ["--benchmarks", bench] + size
+    variants = ",".join(_STANDARD[1:] + _AFFINITY_PARTITIONER + _NUMA)
+    return [{"name": f"{part}.{what}", "args": b + ["--machine", path, "--workers", "32", "--variants", variants]}
+            for what, path in _ISOLATE]
+
+
+RUNS = [r for part, bench, size in _CELLS for r in _runs(part, bench, size)
+        + (_isolating_runs(part, bench, size) if part == "cg" else [])]
+RUNS += [r for part, bench, _ in _CELLS for r in _runs(f"check.{part}", bench, ["--size", "tiny"])
+         + (_isolating_runs(f"check.{part}", bench, ["--size", "tiny"]) if part == "cg" else [])]
 
 
 def _names(prefix):
