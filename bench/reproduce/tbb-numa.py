@@ -79,7 +79,9 @@ four L3s hold 96 MB:
   tables in a few minutes (`--only check.`). Not the paper's sizes: not a
   reproduction, and its table says so.
 
-TIME: an ESTIMATE, about 4 hours in all, on the 2-vCPU AMD EPYC host
+TIME: an ESTIMATE, about 5 hours in all (cg's part measured: 79.9
+minutes, the two isolating runs not included, while two other
+simulations shared the host), on the 2-vCPU AMD EPYC host
 (KVM; family 25 model 17) of 2026-11-29, locus-bench of commit 1b5e2aa.
 Measured (/usr/bin/time, wall clock of one locus-bench call with one
 cell, its setup included, (NACS, NADD) on the Westmere at 32 workers):
@@ -92,7 +94,7 @@ cells (cg, mg: 5 configurations on each of three machines, 5 with the
 contender, 3 option runs) or 19 (the others, 4 configurations), so:
 
     reproduce.py tbb-numa --only check.           # a few minutes
-    reproduce.py tbb-numa --only cg.              # about 45 minutes
+    reproduce.py tbb-numa --only cg.              # 79.9 minutes (measured, with two other simulations on the host)
     reproduce.py tbb-numa --only mg.              # about 50 minutes
     reproduce.py tbb-numa --only streamcluster.   # about 50 minutes
     reproduce.py tbb-numa --only fluidanimate.    # about 30 minutes
