@@ -171,10 +171,12 @@ def _isolating_runs(part, bench, size):
             for what, path in _ISOLATE]
 
 
-RUNS = [r for part, bench, size in _CELLS for r in _runs(part, bench, size)
-        + (_isolating_runs(part, bench, size) if part == "cg" else [])]
-RUNS += [r for part, bench, _ in _CELLS for r in _runs(f"check.{part}", bench, ["--size", "tiny"])
-         + (_isolating_runs(f"check.{part}", bench, ["--size", "tiny"]) if part == "cg" else [])]
+def _program_runs(prefix, part, bench, size):
+    return _runs(prefix + part, bench, size) + (_isolating_runs(prefix + part, bench, size) if part == "cg" else [])
+
+
+RUNS = [r for part, bench, size in _CELLS for r in _program_runs("", part, bench, size)]
+RUNS += [r for part, bench, _ in _CELLS for r in _program_runs("check.", part, bench, ["--size", "tiny"])]
 
 
 def _names(prefix):
