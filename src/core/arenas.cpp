@@ -43,7 +43,8 @@ int arena_manager::open(int max_concurrency, int only_place) {
     s.max_concurrency.store(std::clamp(max_concurrency, 1, workers), std::memory_order_relaxed);
     s.only_place.store(only_place, std::memory_order_relaxed);
     if (isolating_) engaged_.store(true, std::memory_order_release);
-    dealt_.clear();
+    forget_deal();
+    if (a >= used_.load(std::memory_order_relaxed)) used_.store(a + 1, std::memory_order_release);
     return static_cast<int>(a);
   }
   throw std::runtime_error("locus::arena: all " + std::to_string(count_ - 1) +
@@ -55,7 +56,7 @@ int arena_manager::open(int max_concurrency, int only_place) {
 void arena_manager::close(int id) {
   std::lock_guard guard(lock_);
   slot(id).open = false;
-  dealt_.clear();
+  forget_deal();
 }
 
 int arena_manager::place_cap(int id, int p) const {
@@ -115,7 +116,7 @@ void arena_manager::assign(const std::vector<int>& active, std::vector<std::uint
       }
     for (; w < workers; ++w) target[static_cast<std::size_t>(w)] = 0;
   }
-  for (std::size_t a = 0; a < count_; ++a)
+  for (std::size_t a = 0, used = used_.load(std::memory_order_relaxed); a < used; ++a)
     for (int p = 0; p < places; ++p) slots_[a].allotted[static_cast<std::size_t>(p)].store(0, std::memory_order_relaxed);
   for (std::size_t i = 0; i < k; ++i)
     for (int p = 0; p < places; ++p)
@@ -144,7 +145,7 @@ bool serves_place(const arena_slot& s, int place) {
 }  // namespace
 
 bool arena_manager::lendable_work(int mine, int place) const {
-  for (std::size_t a = 0; a < count_; ++a) {
+  for (std::size_t a = 0, used = used_.load(std::memory_order_acquire); a < used; ++a) {
     const arena_slot& s = slots_[a];
     if (static_cast<int>(a) != mine && serves_place(s, place) && !s.roots.empty() && unserved(static_cast<int>(a)) &&
         s.lenders.load(std::memory_order_acquire) < std::max(1, s.max_concurrency.load(std::memory_order_relaxed)))
@@ -154,7 +155,7 @@ bool arena_manager::lendable_work(int mine, int place) const {
 }
 
 int arena_manager::try_lend(int mine, int place) {
-  for (std::size_t a = 0; a < count_; ++a) {
+  for (std::size_t a = 0, used = used_.load(std::memory_order_acquire); a < used; ++a) {
     arena_slot& s = slots_[a];
     if (static_cast<int>(a) == mine || !serves_place(s, place) || s.roots.empty() || !unserved(static_cast<int>(a)))
       continue;
@@ -180,7 +181,7 @@ void arena_manager::rebalance(std::vector<int>& moved) {
   std::lock_guard guard(lock_);
   std::vector<int>& active = active_;  // reused: a rebalance that deals nothing allocates nothing
   active.clear();
-  for (std::size_t a = 0; a < count_; ++a)
+  for (std::size_t a = 0, used = used_.load(std::memory_order_relaxed); a < used; ++a)
     if (slots_[a].in_flight.load(std::memory_order_seq_cst) > 0) active.push_back(static_cast<int>(a));
   // A deal lasts (issue 44, oneTBB's hysteresis): when no arena has work
   // left, the workers keep the deal they have (they are idle wherever they
@@ -191,6 +192,7 @@ void arena_manager::rebalance(std::vector<int>& moved) {
   // another max_concurrency or place).
   if (active.empty() || active == dealt_) return;
   dealt_ = active;
+  sole_dealt_.store(active.size() == 1 ? active[0] : -1, std::memory_order_seq_cst);
   std::vector<std::uint16_t> target(places_->worker_place.size(), 0);
   assign(active, target);
   for (std::size_t w = 0; w < target.size(); ++w)

@@ -80,11 +80,28 @@ class arena_manager {
   bool isolating() const { return isolating_; }
   const arena_slot& slot(int id) const { return slots_[static_cast<std::size_t>(id)]; }
   int size() const { return static_cast<int>(count_); }
+  // The slots ever opened, the default arena's included: those past it
+  // have never held work, so a scan of the arenas stops there (a loop of
+  // short entries scanned all LOCUS_ARENA_MAX slots twice per entry).
+  int used() const { return static_cast<int>(used_.load(std::memory_order_acquire)); }
 
-  // A root of arena id started (returns whether the arena has work now and
-  // had none) or returned (whether it has none left).
-  bool started(int id) { return slot(id).in_flight.fetch_add(1, std::memory_order_seq_cst) == 0; }
-  bool finished(int id) { return slot(id).in_flight.fetch_sub(1, std::memory_order_seq_cst) == 1; }
+  // A root of arena id started or returned; each returns whether the
+  // demand changed in a way that may change the deal, so that rebalance
+  // must run. Only an arena's first root and its last one's return change
+  // its demand. Even those need no rebalance when the deal lasts: the last
+  // arena with work ends (rebalance keeps the deal when none has work), or
+  // an arena starts alone and is the one arena of the deal in force. Each
+  // arena that starts or ends work counts itself in busy_arenas_ after its
+  // in_flight, so of two that cross, one sees the other and rebalances,
+  // and rebalance reads in_flight under the lock.
+  bool started(int id) {
+    if (slot(id).in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
+    return busy_arenas_.fetch_add(1, std::memory_order_seq_cst) != 0 || sole_dealt_.load(std::memory_order_seq_cst) != id;
+  }
+  bool finished(int id) {
+    if (slot(id).in_flight.fetch_sub(1, std::memory_order_seq_cst) != 1) return false;
+    return busy_arenas_.fetch_sub(1, std::memory_order_seq_cst) != 1;
+  }
 
   // Whether a locus::arena was ever opened: until then every worker serves
   // the default arena and nothing here is consulted.
@@ -130,17 +147,26 @@ class arena_manager {
   // place and none elsewhere.
   int place_cap(int id, int p) const;
   void assign(const std::vector<int>& active, std::vector<std::uint16_t>& target);
+  // open and close (under lock_): a slot may be reused with another
+  // max_concurrency or place, so the next demand deals afresh.
+  void forget_deal() {
+    dealt_.clear();
+    sole_dealt_.store(-1, std::memory_order_seq_cst);
+  }
 
   const placement* places_ = nullptr;
   arena_shares mode_ = arena_shares::places;
   bool isolating_ = true;
   std::size_t count_ = 0;
+  std::atomic<std::size_t> used_{1};  // 1 + the highest slot ever opened (grows under lock_)
   std::unique_ptr<arena_slot[]> slots_;
   std::unique_ptr<std::atomic<std::uint16_t>[]> targets_;  // per worker
   std::atomic<bool> engaged_{false};
   std::atomic<bool> starving_{false};
   std::vector<int> active_;  // rebalance's scratch list of the arenas with work
   std::vector<int> dealt_;   // the arenas with work at the last deal (rebalance)
+  std::atomic<int> sole_dealt_{-1};   // dealt_'s arena when it holds exactly one, else -1
+  std::atomic<int> busy_arenas_{0};   // arenas whose in_flight is above 0 (started, finished)
   std::mutex lock_;          // open, close, rebalance; active_ and dealt_
 };
 

@@ -224,11 +224,13 @@ worker* borrow_worker(runtime_state& rt, int arena) {
   return nullptr;
 }
 
-// Runs `root` as worker w on this thread until w finds nothing to do.
-void run_as(runtime_state& rt, worker& w, frame& root) {
+// Runs `root` as worker w on this thread until w finds nothing to do, or
+// `done` is set and w has nothing of its own left (scheduler.cpp, find_work).
+void run_as(runtime_state& rt, worker& w, frame& root, const one_shot& done) {
   fiber* const home = outside_thread_home();
   fiber* const own_home = w.home;
   w.home = home;  // where its loop returns (go_home) when the search finds nothing
+  w.borrowed_for = &done;
   bind_thread_to_worker(&w);
   set_running_fiber(home);
   // Its deque is empty (it slept). Under a policy whose arenas share every
@@ -237,6 +239,7 @@ void run_as(runtime_state& rt, worker& w, frame& root) {
   switch_msg start{switch_msg::kind::start_job, nullptr, &root};
   after_resume(switch_fiber(home, w.fibers.take_to_start(), &start, false));
   // Back on this thread's stack: w found nothing more to do.
+  w.borrowed_for = nullptr;
   w.home = own_home;
   set_running_fiber(nullptr);
   bind_thread_to_worker(nullptr);
@@ -258,7 +261,7 @@ void run_as(runtime_state& rt, worker& w, frame& root) {
 
 // Starts `root` from this thread outside the pool: as a borrowed worker when
 // one sleeps, else queued for the workers (submit_root).
-void start_from_outside(runtime_state& rt, frame& root) {
+void start_from_outside(runtime_state& rt, root_task& root) {
   // A place-limited arena's tasks run only on its place's cores, which this
   // thread, unpinned, is not confined to: its roots go to its workers.
   if (!rt.eng->concurrent() || rt.cfg.span || rt.arenas.slot(root.ctx.arena).only_place.load(std::memory_order_relaxed) >= 0)
@@ -275,7 +278,7 @@ void start_from_outside(runtime_state& rt, frame& root) {
     w = nullptr;
   }
   if (w == nullptr) return publish_root(rt, &root, starts_computation);
-  run_as(rt, *w, root);
+  run_as(rt, *w, root, root.done);
 }
 
 // fn(arg) as a root of `arena`; from a thread outside the pool as one of

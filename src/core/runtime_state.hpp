@@ -10,6 +10,7 @@
 
 #include "core/arenas.hpp"
 #include "core/config.hpp"
+#include "core/job_depot.hpp"
 #include "fiber/fiber.hpp"
 #include "core/worker.hpp"
 #include "engine/engine.hpp"
@@ -34,6 +35,7 @@ struct runtime_state {
   bool policy_filters_work = false;  // policy->may_take can say no
   fiber_pool& fibers;  // process-wide (fiber_pool::shared)
   std::vector<std::unique_ptr<worker>> workers;
+  job_depot jobs;  // job blocks the workers' free lists gave back (job_pool.cpp)
   // The arenas (core/arenas.hpp): each one's shared queues and demand, and
   // which arena each worker serves. Slot 0 is the default arena.
   arena_manager arenas;

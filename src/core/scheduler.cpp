@@ -69,6 +69,7 @@
 #include "core/poll_services.hpp"
 #include "core/runtime_state.hpp"
 #include "core/stack_call.hpp"
+#include "locus/detail/wait_queue.hpp"
 #include "trace/events.hpp"
 
 namespace locus::detail {
@@ -118,7 +119,7 @@ bool only_forbidden_work(runtime_state& rt, worker& self) {
   if ((!rt.policy_filters_work && !rt.arenas.engaged()) || work_visible(rt, self)) return false;
   for (auto& w : rt.workers)
     if (!w->deque.looks_empty()) return true;
-  for (int a = 0; a < rt.arenas.size(); ++a)
+  for (int a = 0; a < rt.arenas.used(); ++a)
     if (!rt.arenas.slot(a).roots.empty()) return true;
   return false;
 }
@@ -234,6 +235,17 @@ frame* find_work(worker& w) {
   policy_base& policy = *rt.policy;
   assert(&w == &this_worker() && "only a worker searches for itself");
   std::uint64_t now = eng.now_ns();
+  // A thread that borrowed this worker to run a root (roots.cpp) leaves
+  // without a search once the root has returned and nothing of the
+  // worker's own is left, as oneTBB's thread leaves the arena when
+  // execute's function returns: a search could only find other work, which
+  // the sleepers it wakes as it leaves take (run_as).
+  if (w.borrowed_for != nullptr && w.borrowed_for->is_set() && w.deque.looks_empty() && w.posted.looks_empty() &&
+      (w.hooks & hook_trace) == 0) [[unlikely]] {
+    switch_activity(w, activity::idle, now);
+    end_stealing();
+    return nullptr;
+  }
   switch_activity(w, activity::idle, now);
   g_idle_state.fetch_add(1, std::memory_order_acq_rel);
   if (w.hooks & hook_trace) [[unlikely]] trace::search_begin(w);

@@ -98,13 +98,15 @@ class injector {
     std::mutex mutex;
     std::atomic<std::size_t> size{0};  // changed under the lock; read without it as a hint
     frame_ring items;
+    // Under the lock, which orders every writer of size: a load and a
+    // store, not a locked read-modify-write.
     void push(frame* f) {
       items.push(f);
-      size.fetch_add(1, std::memory_order_relaxed);
+      size.store(size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
-    frame* take() {  // under the lock
+    frame* take() {
       if (items.empty()) return nullptr;
-      size.fetch_sub(1, std::memory_order_relaxed);
+      size.store(size.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
       return items.pop();
     }
   };

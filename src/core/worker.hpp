@@ -19,6 +19,7 @@
 namespace locus::detail {
 
 struct runtime_state;
+class one_shot;
 
 // NUMA-WS section II: every moment of a worker is work, scheduling or idle.
 enum class activity : std::uint8_t { work = 0, sched = 1, idle = 2 };
@@ -107,6 +108,9 @@ struct worker : worker_view, trace::traced_worker {
   // until it sleeps again. Either way the value read is the reader's own
   // or one it has synchronized with, so relaxed suffices.
   bool borrowed_now() const noexcept { return park_word.load(std::memory_order_relaxed) == borrowed; }
+  // The borrower's own: the root it borrowed this worker to run (roots.cpp,
+  // run_as) is done once this is set; nullptr when not borrowed.
+  const one_shot* borrowed_for = nullptr;
   // Set by the worker's own thread while it waits in its sleep, having
   // written all it writes of the worker before: only then may a thread
   // borrow it (park_word alone turns `parked` before that bookkeeping).
