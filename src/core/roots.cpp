@@ -225,12 +225,13 @@ worker* borrow_worker(runtime_state& rt, int arena) {
 }
 
 // Runs `root` as worker w on this thread until w finds nothing to do, or
-// `done` is set and w has nothing of its own left (scheduler.cpp, find_work).
-void run_as(runtime_state& rt, worker& w, frame& root, const one_shot& done) {
+// the root is done and w has nothing of its own left (scheduler.cpp,
+// find_work).
+void run_as(runtime_state& rt, worker& w, root_task& root) {
   fiber* const home = outside_thread_home();
   fiber* const own_home = w.home;
   w.home = home;  // where its loop returns (go_home) when the search finds nothing
-  w.borrowed_for = &done;
+  w.borrowed_for = &root.done;
   bind_thread_to_worker(&w);
   set_running_fiber(home);
   // Its deque is empty (it slept). Under a policy whose arenas share every
@@ -278,7 +279,7 @@ void start_from_outside(runtime_state& rt, root_task& root) {
     w = nullptr;
   }
   if (w == nullptr) return publish_root(rt, &root, starts_computation);
-  run_as(rt, *w, root, root.done);
+  run_as(rt, *w, root);
 }
 
 // fn(arg) as a root of `arena`; from a thread outside the pool as one of
