@@ -68,15 +68,18 @@ TEST(FastPath, NoHeapAllocationOnceWarm) {
 // children, taken from the shared queues by whichever worker comes first)
 // come back through the pool's depot (core/job_depot.hpp), not the heap:
 // before it, the enqueuing worker went to the heap for nearly every child
-// whose job another worker freed (7,300 to 8,800 allocations for these
-// 20,000 children in six runs on 2 cores; 80 to 320 with it). Whichever
-// worker runs each child, the count stays far below one per child; the
-// test catches the regression when the second worker runs some of them.
+// whose job another worker freed (7,300 to 8,800 allocations per 20,000
+// children in six runs on 2 cores; 80 to 320 with it). Whichever
+// worker runs each child, the count stays far below one per child: at
+// most what the two workers' lists can hold (2 x 1,024), the children in
+// flight (1,000) and the depot's batch vectors, however the OS runs the
+// workers, which 40 rounds keep under the bound; the test catches the
+// regression when the second worker runs some of the children.
 TEST(FastPath, JobsFreedOnAnotherWorkerComeBackWithoutTheHeap) {
   locus::runtime_options o;
   o.workers = 2;
   locus::runtime rt(o);
-  constexpr int children = 1000, warm_rounds = 5, rounds = 20;
+  constexpr int children = 1000, warm_rounds = 5, rounds = 40;
   std::atomic<long> ran{0};
   long counted = -1;
   locus::fork_join(
@@ -93,5 +96,5 @@ TEST(FastPath, JobsFreedOnAnotherWorkerComeBackWithoutTheHeap) {
       },
       [] {});
   EXPECT_EQ(ran.load(), long{children} * (warm_rounds + rounds));
-  EXPECT_LT(counted, long{children} * rounds / 20) << "heap allocations for " << children * rounds << " enqueued children";
+  EXPECT_LT(counted, long{children} * rounds / 10) << "heap allocations for " << children * rounds << " enqueued children";
 }
