@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -252,6 +253,42 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
     EXPECT_THROW(a.execute([] { throw std::runtime_error("from the entering thread"); }), std::runtime_error);
   }
   for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now());
+}
+
+// A root run by the thread that borrowed a worker is that worker's work
+// time, and the pool's busy time, as a root a worker took itself would be:
+// both accounts open before f starts and close after it returns, by the
+// same clock f measures itself with (steady_clock), so neither can be
+// shorter than f's own measure however the machine is loaded.
+TEST(ArenaEntry, ARootRunByABorrowerCountsAsTheWorkersWork) {
+  locus::runtime_options o = two_places();
+  o.workers = 2;
+  locus::runtime rt(o);
+  locus::arena a;
+  a.execute([] {});
+  auto& pool = locus::detail::pool();
+  auto all_asleep = [&] {
+    for (auto& w : pool.workers)
+      if (w->park_word.load() != locus::detail::worker::parked) return false;
+    return true;
+  };
+  for (int round = 0; round < 3; ++round) {
+    while (!all_asleep()) std::this_thread::yield();
+    locus::reset_stats();
+    std::thread::id ran_on;
+    double measured_s = 0;
+    a.execute([&] {
+      ran_on = std::this_thread::get_id();
+      const auto start = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(5)) {
+      }
+      measured_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    });
+    const locus::stats s = locus::get_stats();
+    EXPECT_EQ(ran_on, std::this_thread::get_id()) << "round " << round << ": f was not run by the entering thread";
+    EXPECT_GE(s.total().work_s, measured_s) << "round " << round;
+    EXPECT_GE(s.elapsed_s, measured_s) << "round " << round;
+  }
 }
 
 // oneTBB's rule for a task entering another arena (issue 44): with its

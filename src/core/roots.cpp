@@ -123,8 +123,17 @@ frame* run_root_task(frame* f) {
   } catch (...) {
     root->error = std::current_exception();
   }
-  if (measured) span_root_end(this_worker());
-  root_finished(*this_worker().rt, arena);
+  worker& w = this_worker();
+  if (measured) span_root_end(w);
+  if (w.borrowed_for == &root->done) {
+    // On the worker its submitter borrowed (run_as): the root's work ends
+    // here, and one clock read serves the busy time and the worker's.
+    const std::uint64_t now = w.rt->eng->now_ns();
+    root_finished_at(*w.rt, arena, now);
+    switch_activity(w, activity::idle, now);
+  } else {
+    root_finished(*w.rt, arena);
+  }
   root->done.set();  // the submitter may destroy root from here on
   return nullptr;
 }
@@ -226,12 +235,13 @@ worker* borrow_worker(runtime_state& rt, int arena) {
 
 // Runs `root` as worker w on this thread until w finds nothing to do, or
 // the root is done and w has nothing of its own left (scheduler.cpp,
-// find_work).
-void run_as(runtime_state& rt, worker& w, root_task& root) {
+// find_work). `started_ns`: when the root started (its busy-time start).
+void run_as(runtime_state& rt, worker& w, root_task& root, std::uint64_t started_ns) {
   fiber* const home = outside_thread_home();
   fiber* const own_home = w.home;
   w.home = home;  // where its loop returns (go_home) when the search finds nothing
   w.borrowed_for = &root.done;
+  switch_activity(w, activity::work, started_ns);  // it slept until now
   bind_thread_to_worker(&w);
   set_running_fiber(home);
   // Its deque is empty (it slept). Under a policy whose arenas share every
@@ -272,14 +282,16 @@ void start_from_outside(runtime_state& rt, root_task& root) {
   // sleeps without a timer: no computation is in flight yet), by the deal
   // in force; checked again once the root's start may have changed it.
   worker* w = borrow_worker(rt, arena);
-  const bool starts_computation = root_started(rt, arena);
-  if (w != nullptr && !may_run_root(rt, *w, arena)) {
+  if (w == nullptr) return publish_root(rt, &root, root_started(rt, arena));
+  // One clock read for the busy time and the borrowed worker's account.
+  const std::uint64_t now = rt.eng->now_ns();
+  const bool starts_computation = root_started_at(rt, arena, now);
+  if (!may_run_root(rt, *w, arena)) {
     w->park_word.store(worker::parked, std::memory_order_seq_cst);
     wake_if_parked(rt, *w);  // it may have slept without a timer
-    w = nullptr;
+    return publish_root(rt, &root, starts_computation);
   }
-  if (w == nullptr) return publish_root(rt, &root, starts_computation);
-  run_as(rt, *w, root);
+  run_as(rt, *w, root, now);
 }
 
 // fn(arg) as a root of `arena`; from a thread outside the pool as one of

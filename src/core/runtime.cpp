@@ -252,22 +252,38 @@ void rebalance(runtime_state& rt) {
 }  // namespace
 
 // Busy time: while at least one root task is in flight, by the engine's
-// clock (simulated time under the simulator). The count changes under the
-// lock so that a start and an end cannot cross.
-bool root_started(runtime_state& rt, int arena) {
+// clock (simulated time under the simulator). The count crosses zero
+// (0 -> 1, 1 -> 0) only under the lock and together with the account, so
+// that a start and an end cannot cross; away from zero (other roots in
+// flight: detached tasks, arena entries from tasks) it moves without the
+// lock and without a clock read.
+namespace {
+// Adds delta (+1 or -1) to the count unless that takes it from or to zero.
+bool count_away_from_zero(std::atomic<int>& count, int delta) {
+  int seen = count.load(std::memory_order_relaxed);
+  while (seen + std::min(delta, 0) > 0)
+    if (count.compare_exchange_weak(seen, seen + delta, std::memory_order_seq_cst)) return true;
+  return false;
+}
+
+template <class Clock>
+bool count_root_in(runtime_state& rt, int arena, Clock now) {
   if (rt.arenas.started(arena) && rt.arenas.engaged()) rebalance(rt);
+  if (count_away_from_zero(rt.roots_in_flight, +1)) return false;
   std::lock_guard lock(rt.busy_mutex);
   if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
-  rt.busy_since_ns = rt.eng->now_ns();
+  rt.busy_since_ns = now();
   return true;
 }
 
-void root_finished(runtime_state& rt, int arena) {
+template <class Clock>
+void count_root_out(runtime_state& rt, int arena, Clock now) {
   if (rt.arenas.finished(arena) && rt.arenas.engaged()) rebalance(rt);
+  if (count_away_from_zero(rt.roots_in_flight, -1)) return;
   {
     std::lock_guard lock(rt.busy_mutex);
     if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (rt.eng->now_ns() - rt.busy_since_ns),
+    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (now() - rt.busy_since_ns),
                      std::memory_order_relaxed);
   }
   // The computation is over. Under the simulator the next root comes only
@@ -280,6 +296,20 @@ void root_finished(runtime_state& rt, int arena) {
     rt.eng->notify_idle();  // idle searchers too: with no root in flight they sleep at once
     wake_all_sleepers(rt);
   }
+}
+}  // namespace
+
+bool root_started(runtime_state& rt, int arena) {
+  return count_root_in(rt, arena, [&rt] { return rt.eng->now_ns(); });
+}
+bool root_started_at(runtime_state& rt, int arena, std::uint64_t now_ns) {
+  return count_root_in(rt, arena, [now_ns] { return now_ns; });
+}
+void root_finished(runtime_state& rt, int arena) {
+  count_root_out(rt, arena, [&rt] { return rt.eng->now_ns(); });
+}
+void root_finished_at(runtime_state& rt, int arena, std::uint64_t now_ns) {
+  count_root_out(rt, arena, [now_ns] { return now_ns; });
 }
 
 std::uint64_t busy_ns(runtime_state& rt) {

@@ -109,6 +109,11 @@ void queue_shared(runtime_state& rt, frame* f);
 // asks of the resource manager (core/arenas.hpp).
 bool root_started(runtime_state& rt, int arena);
 void root_finished(runtime_state& rt, int arena);
+// The same, for a caller that has just read the engine's clock (now_ns)
+// for its own account: a clock read costs tens of ns on a guest, a few
+// times the rest of an arena entry's bookkeeping.
+bool root_started_at(runtime_state& rt, int arena, std::uint64_t now_ns);
+void root_finished_at(runtime_state& rt, int arena, std::uint64_t now_ns);
 std::uint64_t busy_ns(runtime_state& rt);
 
 // The scheduling loop (scheduler.cpp).

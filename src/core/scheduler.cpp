@@ -229,26 +229,73 @@ trace::found_by traced_as(found_at where) {
   }
 }
 
+// One round of the policy's search. By default own frames first: thieves
+// take the oldest frames, so by the time a worker gets here its deque is
+// normally empty; what can be left is a parent-first child a policy routed
+// to this very deque. Then what the policy keeps for this worker, then
+// root tasks from outside, then one steal attempt. Posted frames only with
+// the own deque empty: a frame found here may complete a join and resume
+// its parent on this worker, whose pop after the resume must not take a
+// frame of ours (join.cpp, take_back_parent).
+search_result search_round(runtime_state& rt, worker& w) {
+  // Arenas: a worker the resource manager moved serves its new arena from
+  // the first round its own deque is empty (arenas.hpp).
+  if (rt.arenas.engaged()) [[unlikely]] move_to_target_arena(rt, w);
+  search_result found{w.deque.looks_empty() ? w.posted.take() : nullptr, found_at::posted};
+  if (found.f == nullptr) found = rt.policy->find_work(w);
+  if (found.f == nullptr) found = raid_posted(rt, w);
+  if (found.f == nullptr && rt.arenas.engaged()) [[unlikely]] found = lend_to_starving(rt, w);
+  return found;
+}
+
+// A frame found by a search's first round, which runs before the search
+// counts as one (find_work): the worker's activity goes on through it, and
+// it never told the sleep protocol that it searched. What a search does
+// when it finds a frame, short of those two: a stolen frame or a root is
+// scheduling time and spreads wake-ups (leave_searching).
+frame* found_at_once(runtime_state& rt, worker& w, search_result found) {
+  w.warm = true;
+  const bool stolen = found.where == found_at::steal;
+  if ((stolen || found.where == found_at::roots) && sleeper_should_wake(g_idle_state.load(std::memory_order_relaxed)))
+    wake_one_sleeper(rt, w.id + 1, w.arena.load(std::memory_order_relaxed));
+  if (stolen) switch_activity(w, activity::sched, w.attempt_start_ns);
+  if (stolen || w.current_activity != activity::work) switch_activity(w, activity::work, rt.eng->now_ns());
+  return found.f;
+}
+
 frame* find_work(worker& w) {
   runtime_state& rt = *w.rt;
   engine& eng = *rt.eng;
-  policy_base& policy = *rt.policy;
   assert(&w == &this_worker() && "only a worker searches for itself");
-  std::uint64_t now = eng.now_ns();
+  const bool traced = (w.hooks & hook_trace) != 0;
   // A thread that borrowed this worker to run a root (roots.cpp) leaves
   // without a search once the root has returned and nothing of the
   // worker's own is left, as oneTBB's thread leaves the arena when
   // execute's function returns: a search could only find other work, which
-  // the sleepers it wakes as it leaves take (run_as).
+  // the sleepers it wakes as it leaves take (run_as). The root's end
+  // switched the worker to idle (run_root_task) unless it found more since.
   if (w.borrowed_for != nullptr && w.borrowed_for->is_set() && w.deque.looks_empty() && w.posted.looks_empty() &&
-      (w.hooks & hook_trace) == 0) [[unlikely]] {
-    switch_activity(w, activity::idle, now);
+      !traced) [[unlikely]] {
+    if (w.current_activity != activity::idle) switch_activity(w, activity::idle, eng.now_ns());
     end_stealing();
     return nullptr;
   }
+  // The first round, before the search counts as one (issue 44): a worker
+  // whose next frame is at hand (its deque, its inbox, a shared queue, one
+  // steal) takes it without two clock reads and two RMWs on g_idle_state,
+  // a line every worker writes, per frame. Until it fails, the worker does
+  // not count as searching, so a push meanwhile may wake a sleeper that it
+  // would have spared; never the reverse. Traced workers search as always
+  // (a trace shows every search).
+  search_result found{};
+  if (!traced) {
+    found = search_round(rt, w);
+    if (found.f != nullptr) return found_at_once(rt, w, found);
+  }
+  std::uint64_t now = eng.now_ns();
   switch_activity(w, activity::idle, now);
   g_idle_state.fetch_add(1, std::memory_order_acq_rel);
-  if (w.hooks & hook_trace) [[unlikely]] trace::search_begin(w);
+  if (traced) [[unlikely]] trace::search_begin(w);
 
   std::uint64_t spin_start = now;
   std::uint64_t nap = tunables::min_nap_ns;
@@ -257,22 +304,8 @@ frame* find_work(worker& w) {
   // Adaptive spin (config.hpp, warm_spin_factor): longer while the last
   // search found work, back to the base once this worker has slept.
   std::uint64_t spin_ns = w.warm ? rt.spin_ns * tunables::warm_spin_factor : rt.spin_ns;
-  for (;;) {
-    // Arenas: a worker the resource manager moved serves its new arena from
-    // the first round its own deque is empty (arenas.hpp).
-    if (rt.arenas.engaged()) [[unlikely]] move_to_target_arena(rt, w);
-    // One round of the policy's search. By default own frames first:
-    // thieves take the oldest frames, so by the time a worker gets here its
-    // deque is normally empty; what can be left is a parent-first child a
-    // policy routed to this very deque. Then what the policy keeps for this
-    // worker, then root tasks from outside, then one steal attempt.
-    // Posted frames only with the own deque empty: a frame found here may
-    // complete a join and resume its parent on this worker, whose pop after
-    // the resume must not take a frame of ours (join.cpp, take_back_parent).
-    search_result found{w.deque.looks_empty() ? w.posted.take() : nullptr, found_at::posted};
-    if (found.f == nullptr) found = policy.find_work(w);
-    if (found.f == nullptr) found = raid_posted(rt, w);
-    if (found.f == nullptr && rt.arenas.engaged()) [[unlikely]] found = lend_to_starving(rt, w);
+  for (bool searched = !traced;; searched = false) {  // searched: the first round failed
+    if (!searched) found = search_round(rt, w);
     // Nothing to run: complete what a poll service can (an MPI request a
     // task waits on); what it completes is found in the next round.
     if (found.f == nullptr && poll_services_registered()) [[unlikely]] poll_services(w);
@@ -320,7 +353,7 @@ frame* find_work(worker& w) {
       std::uint64_t skipped = 0;
       if (eng.waits_for_work() && !work_visible(rt, w) &&
           eng.wait_for_work(spin_start + spin_ns, round_start != 0 ? now - round_start : 0, skipped)) {
-        if (skipped != 0) policy.skipped_rounds(w, skipped);
+        if (skipped != 0) rt.policy->skipped_rounds(w, skipped);
         round_start = eng.now_ns();
         continue;
       }
