@@ -44,6 +44,18 @@ locus::runtime_options two_places(const char* policy = "ws", const char* shares 
   return o;
 }
 
+// Idle workers go to sleep after LOCUS_SPIN_US, without a timer (no
+// computation is in flight): waits for that, however long it takes.
+void wait_until_all_workers_sleep() {
+  auto& pool = locus::detail::pool();
+  for (;;) {
+    bool all = true;
+    for (auto& w : pool.workers) all = all && w->park_word.load() == locus::detail::worker::parked;
+    if (all) return;
+    std::this_thread::yield();
+  }
+}
+
 // The simulated 4-socket Westmere of the TBB-NUMA paper.
 locus::runtime_options westmere(const std::string& policy, int workers) {
   locus::runtime_options o;
@@ -224,11 +236,6 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
   locus::arena a;
   a.execute([] {});  // a's first work: the resource manager deals it the workers, and the deal lasts
   auto& pool = locus::detail::pool();
-  auto all_asleep = [&] {
-    for (auto& w : pool.workers)
-      if (w->park_word.load() != locus::detail::worker::parked) return false;
-    return true;
-  };
   std::function<long(int)> fib = [&](int n) -> long {
     if (n < 2) return n;
     long x = 0, y = 0;
@@ -236,9 +243,7 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
     return x + y;
   };
   for (int round = 0; round < 3; ++round) {
-    // Idle workers go to sleep after LOCUS_SPIN_US, without a timer (no
-    // computation is in flight): wait for that, however long it takes.
-    while (!all_asleep()) std::this_thread::yield();
+    wait_until_all_workers_sleep();
     std::thread::id ran_on;
     int worker = -1;
     const long got = a.execute([&] {
@@ -249,7 +254,7 @@ TEST(ArenaEntry, AThreadRunsFItselfAsASleepingWorkerOfTheArena) {
     EXPECT_EQ(got, 2584);
     EXPECT_EQ(ran_on, std::this_thread::get_id()) << "round " << round;
     EXPECT_GE(worker, 0);
-    while (!all_asleep()) std::this_thread::yield();
+    wait_until_all_workers_sleep();
     EXPECT_THROW(a.execute([] { throw std::runtime_error("from the entering thread"); }), std::runtime_error);
   }
   for (auto& w : pool.workers) EXPECT_FALSE(w->borrowed_now());
@@ -266,14 +271,8 @@ TEST(ArenaEntry, ARootRunByABorrowerCountsAsTheWorkersWork) {
   locus::runtime rt(o);
   locus::arena a;
   a.execute([] {});
-  auto& pool = locus::detail::pool();
-  auto all_asleep = [&] {
-    for (auto& w : pool.workers)
-      if (w->park_word.load() != locus::detail::worker::parked) return false;
-    return true;
-  };
   for (int round = 0; round < 3; ++round) {
-    while (!all_asleep()) std::this_thread::yield();
+    wait_until_all_workers_sleep();
     locus::reset_stats();
     std::thread::id ran_on;
     double measured_s = 0;
