@@ -45,12 +45,15 @@ locus::runtime_options two_places(const char* policy = "ws", const char* shares 
 }
 
 // Idle workers go to sleep after LOCUS_SPIN_US, without a timer (no
-// computation is in flight): waits for that, however long it takes.
+// computation is in flight): waits for that, however long it takes, up to
+// the point where a thread may borrow them (borrowable: parked, with their
+// sleep's bookkeeping written; park_word alone turns parked before it).
 void wait_until_all_workers_sleep() {
   auto& pool = locus::detail::pool();
   for (;;) {
     bool all = true;
-    for (auto& w : pool.workers) all = all && w->park_word.load() == locus::detail::worker::parked;
+    for (auto& w : pool.workers)
+      all = all && w->park_word.load() == locus::detail::worker::parked && w->borrowable.load();
     if (all) return;
     std::this_thread::yield();
   }
