@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -266,24 +267,23 @@ bool count_away_from_zero(std::atomic<int>& count, int delta) {
   return false;
 }
 
-template <class Clock>
-bool count_root_in(runtime_state& rt, int arena, Clock now) {
+// now_ns: the caller's clock read, or none (read here if the count crosses zero).
+bool count_root_in(runtime_state& rt, int arena, std::optional<std::uint64_t> now_ns) {
   if (rt.arenas.started(arena) && rt.arenas.engaged()) rebalance(rt);
   if (count_away_from_zero(rt.roots_in_flight, +1)) return false;
   std::lock_guard lock(rt.busy_mutex);
   if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
-  rt.busy_since_ns = now();
+  rt.busy_since_ns = now_ns ? *now_ns : rt.eng->now_ns();
   return true;
 }
 
-template <class Clock>
-void count_root_out(runtime_state& rt, int arena, Clock now) {
+void count_root_out(runtime_state& rt, int arena, std::optional<std::uint64_t> now_ns) {
   if (rt.arenas.finished(arena) && rt.arenas.engaged()) rebalance(rt);
   if (count_away_from_zero(rt.roots_in_flight, -1)) return;
   {
     std::lock_guard lock(rt.busy_mutex);
     if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (now() - rt.busy_since_ns),
+    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + ((now_ns ? *now_ns : rt.eng->now_ns()) - rt.busy_since_ns),
                      std::memory_order_relaxed);
   }
   // The computation is over. Under the simulator the next root comes only
@@ -299,18 +299,10 @@ void count_root_out(runtime_state& rt, int arena, Clock now) {
 }
 }  // namespace
 
-bool root_started(runtime_state& rt, int arena) {
-  return count_root_in(rt, arena, [&rt] { return rt.eng->now_ns(); });
-}
-bool root_started_at(runtime_state& rt, int arena, std::uint64_t now_ns) {
-  return count_root_in(rt, arena, [now_ns] { return now_ns; });
-}
-void root_finished(runtime_state& rt, int arena) {
-  count_root_out(rt, arena, [&rt] { return rt.eng->now_ns(); });
-}
-void root_finished_at(runtime_state& rt, int arena, std::uint64_t now_ns) {
-  count_root_out(rt, arena, [now_ns] { return now_ns; });
-}
+bool root_started(runtime_state& rt, int arena) { return count_root_in(rt, arena, std::nullopt); }
+bool root_started_at(runtime_state& rt, int arena, std::uint64_t now_ns) { return count_root_in(rt, arena, now_ns); }
+void root_finished(runtime_state& rt, int arena) { count_root_out(rt, arena, std::nullopt); }
+void root_finished_at(runtime_state& rt, int arena, std::uint64_t now_ns) { count_root_out(rt, arena, now_ns); }
 
 std::uint64_t busy_ns(runtime_state& rt) {
   std::lock_guard lock(rt.busy_mutex);

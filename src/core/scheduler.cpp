@@ -80,12 +80,7 @@ namespace {
 
 constexpr std::uint64_t one_sleeping = std::uint64_t{1} << 32;
 
-void leave_searching(runtime_state& rt, const worker& w, bool found_by_stealing) {
-  const std::uint64_t after = g_idle_state.fetch_sub(1, std::memory_order_acq_rel) - 1;
-  // Go-style spreading: the last searcher that found work wakes a sleeper
-  // to search in its place, since where there was one frame there may be more.
-  if (found_by_stealing && sleeper_should_wake(after)) wake_one_sleeper(rt, w.id + 1, w.arena.load(std::memory_order_relaxed));
-}
+void leave_searching() { g_idle_state.fetch_sub(1, std::memory_order_acq_rel); }
 
 // The arena whose work `self` may take: the one it serves, or the one the
 // resource manager moves it to once its own deque is empty.
@@ -248,12 +243,14 @@ search_result search_round(runtime_state& rt, worker& w) {
   return found;
 }
 
-// A frame found by a search's first round, which runs before the search
-// counts as one (find_work): the worker's activity goes on through it, and
-// it never told the sleep protocol that it searched. What a search does
-// when it finds a frame, short of those two: a stolen frame or a root is
-// scheduling time and spreads wake-ups (leave_searching).
-frame* found_at_once(runtime_state& rt, worker& w, search_result found) {
+// What a search does with the frame it found, once it no longer counts as
+// searching (or never did: its first round, find_work). Go-style spreading:
+// the last searcher that found a stolen frame or a root wakes a sleeper to
+// search in its place, since where there was one frame there may be more.
+// The failed attempts were idle time; the one that succeeded, and what the
+// policy did with the frame, is scheduling time. A first round's frame
+// leaves the worker's activity as it was, work, through the round.
+frame* take_found(runtime_state& rt, worker& w, search_result found) {
   w.warm = true;
   const bool stolen = found.where == found_at::steal;
   if ((stolen || found.where == found_at::roots) && sleeper_should_wake(g_idle_state.load(std::memory_order_relaxed)))
@@ -290,7 +287,7 @@ frame* find_work(worker& w) {
   search_result found{};
   if (!traced) {
     found = search_round(rt, w);
-    if (found.f != nullptr) return found_at_once(rt, w, found);
+    if (found.f != nullptr) return take_found(rt, w, found);
   }
   std::uint64_t now = eng.now_ns();
   switch_activity(w, activity::idle, now);
@@ -314,24 +311,18 @@ frame* find_work(worker& w) {
     if (found.f == nullptr && w.borrowed_now()) [[unlikely]] {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, trace::found_by::here);
       end_stealing();
-      leave_searching(rt, w, false);
+      leave_searching();
       return nullptr;
     }
     if (found.f != nullptr) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, traced_as(found.where));
-      w.warm = true;
-      const bool stolen = found.where == found_at::steal;
-      leave_searching(rt, w, stolen || found.where == found_at::roots);
-      // The failed attempts were idle time; the one that succeeded, and
-      // what the policy did with the frame, is scheduling time.
-      if (stolen) switch_activity(w, activity::sched, w.attempt_start_ns);
-      switch_activity(w, activity::work, eng.now_ns());
-      return found.f;
+      leave_searching();
+      return take_found(rt, w, found);
     }
     if (rt.stopping.load(std::memory_order_acquire)) {
       if (w.hooks & hook_trace) [[unlikely]] trace::search_end(w, trace::found_by::here);
       end_stealing();  // for good: a pool started later must not see us as a thief
-      leave_searching(rt, w, false);
+      leave_searching();
       return nullptr;
     }
     now = eng.now_ns();
