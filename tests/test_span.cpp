@@ -88,6 +88,34 @@ TEST(Span, AffinityLoopPiecesAreParallelChildren) {
 
 // On real threads the mode runs everything in serial order and keeps the
 // usual exception rule.
+// A pipeline's tasks run in place, each a measured child (nothing is
+// queued under LOCUS_SPAN): every item passes, in order, and the items'
+// parallel stages count as parallel children, not as a chain.
+TEST(Span, PipelineItemsAreParallelChildren) {
+  locus::runtime rt(simulated(4));
+  locus::reset_stats();
+  int next = 0;
+  std::vector<int> taken;
+  locus::pipeline(4, locus::make_stage<void, int>(locus::stage_mode::serial_in_order,
+                                                  [&](locus::flow_control& fc) {
+                                                    if (next == 16) fc.stop();
+                                                    return next++;
+                                                  }) &
+                         locus::make_stage<int, int>(locus::stage_mode::parallel,
+                                                     [](int v) {
+                                                       locus::compute(leaf_cycles);
+                                                       return v;
+                                                     }) &
+                         locus::make_stage<int, void>(locus::stage_mode::serial_in_order,
+                                                      [&](int v) { taken.push_back(v); }));
+  ASSERT_EQ(taken.size(), 16u);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(taken[static_cast<std::size_t>(i)], i);
+  const locus::stats st = locus::get_stats();
+  EXPECT_NEAR(st.work_s, 16 * leaf_s, 16 * leaf_s * 0.02);
+  EXPECT_GE(st.span_s, leaf_s);
+  EXPECT_LE(st.span_s, 2.2 * leaf_s);  // the first item's, in the caller's strand, and one other
+}
+
 TEST(Span, SerialOrderAndExceptionsOnThreads) {
   locus::runtime_options o;
   o.workers = 4;

@@ -18,8 +18,8 @@
 //   serial_out_of_order  one item at a time, in any order
 //   parallel             any number at once
 // At most max_in_flight items are between the first stage and the end of
-// the last; the first stage waits (its task suspends on a semaphore) for an
-// item to leave.
+// the last; when that many are, the next item is made when one leaves, by
+// the task whose item left (no task waits).
 //
 // A stage made with a place, make_stage<In, Out>(mode, f, locus::at(p)),
 // runs its items at place p: an item arriving from another place is
@@ -31,15 +31,16 @@
 // passing the in-order stages in order, so none waits forever), and
 // pipeline() rethrows the first exception once every item has left.
 //
-// Items run as work-first tasks: the first stage's task spawns each new
-// item and runs it at once, and an idle worker takes the first stage's
-// continuation to make the next item, so an item stays on the worker that
-// made it (as in TBB). No item waits at a serial stage: one that finds the
-// stage busy (or, in order, not its turn) is left there, and the task
-// holding the stage runs it for that item too before letting it go (as
-// TBB's serial filters buffer their items). In the serial elision a
-// pipeline is a plain loop: each item passes every stage before the next
-// is made.
+// Items run as in oneTBB's parallel_pipeline, under every policy: the task
+// that makes an item carries it through the stages, and the next item is
+// made by a task of its own, queued in the worker's deque as soon as the
+// item is made, which an idle worker takes; so an item stays on the worker
+// that made it, and on one worker each item leaves the pipeline before the
+// next is made. No item waits at a serial stage: one that finds the stage
+// busy (or, in order, not its turn) is left there, and the task holding
+// the stage runs it for that item too before letting it go (as oneTBB's
+// serial filters buffer their items). In the serial elision a pipeline is
+// a plain loop: each item passes every stage before the next is made.
 //
 // Bad input: max_in_flight 0, a parallel first stage or a place outside
 // 0..num_places()-1 throw (std::invalid_argument, std::out_of_range)
@@ -52,16 +53,19 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "locus/detail/constructs_namespace.hpp"
+#include "locus/detail/span_hooks.hpp"
+#include "locus/detail/worker_view.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
-#include "locus/semaphore.hpp"
 #include "locus/task_group.hpp"
 
 namespace locus {
@@ -220,29 +224,42 @@ inline void pipeline(std::size_t max_in_flight, const stage<void, void>& chain) 
 
 namespace detail_pipe_run {
 
-// One run of a pipeline: the slots of the items in flight, the permits that
-// bound them, the serial stages' gates, and the first error.
+// One run of a pipeline, as oneTBB's parallel_pipeline runs one: tokens
+// (here the free slots of the items' values) bound the items in flight;
+// the task that makes an item carries it through the stages; once an item
+// is made and a slot is left, the next input is a task of its own in this
+// worker's deque, which an idle worker takes; when the last slot was
+// taken, the task whose item leaves the pipeline makes the next item
+// itself. No task waits for a slot.
 //
-// Serial stages never make a task wait. An item that finds its serial
-// stage held (or, in order, not yet its turn) is parked at the stage and
-// its task ends; the task holding the stage runs the stage for every item
-// parked for it, in turn, before letting the stage go, and hands each item
-// it carried through on to the next stage as a parent-first child (which an
-// idle worker steals). A handed-on item starts at a later stage than its
-// parent's, so tasks nest at most as deep as there are stages.
-class run {
+// Serial stages never make a task wait either. An item that finds its
+// serial stage held (or, in order, not yet its turn) is parked at the
+// stage and its task ends; the task holding the stage runs the stage for
+// every item parked for it, in turn, before letting the stage go, and
+// hands each item it carried through on to the next stage as a task of its
+// own (which an idle worker takes).
+//
+// Every task of the run is counted in one group that any of them may add
+// to (detail::push_counted_child); the caller's task makes the first item
+// itself and then waits for the count.
+class pipeline_run {
  public:
-  run(std::size_t max_in_flight, const std::vector<detail::pipe::node>& nodes)
+  pipeline_run(std::size_t max_in_flight, const std::vector<detail::pipe::node>& nodes)
       : nodes_(nodes),
         buffers_(detail::pipe::prepare(max_in_flight, nodes)),
-        permits_(static_cast<std::ptrdiff_t>(max_in_flight)),
-        gates_(nodes.size()) {
-    for (std::size_t s = max_in_flight; s-- > 0;) free_slots_.push_back(s);
+        gates_(nodes.size()),
+        below_(max_in_flight) {
+    for (std::size_t s = max_in_flight; s-- > 0;) free_slot(s);
     for (std::size_t k = 1; k < nodes.size(); ++k) gates_[k].parked.reserve(max_in_flight);
   }
 
+  // From a thread outside the pool, the run is a root task (measured as
+  // one under LOCUS_SPAN), and the thread blocks until it is done.
   void go() {
-    at_place(nodes_[0].where, [this] { make_items(); });
+    if (detail::current_worker() == nullptr)
+      detail::run_on_pool([](void* self) { static_cast<pipeline_run*>(self)->start(); }, this);
+    else
+      start();
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -251,13 +268,62 @@ class run {
     std::size_t slot;
     std::uint64_t seq;
   };
+  // Where a task of the run starts: making a new item (stage 0), or with
+  // an item at a later stage. `arrived`: the stage's place move is done,
+  // whether or not the policy acted on the hint.
+  struct step {
+    item it;
+    std::size_t stage;
+    bool arrived;
+  };
+  // A serial stage's lock: held for a few instructions, never across a
+  // switch, so a task that finds it taken spins (as oneTBB's spin_mutex),
+  // and past a few rounds yields its thread in case the holder's was
+  // preempted.
+  struct gate_lock {
+    void lock() noexcept {
+      for (unsigned spins = 0; locked.exchange(true, std::memory_order_acquire);)
+        while (locked.load(std::memory_order_relaxed)) {
+          if (++spins > 64) std::this_thread::yield();
+#if defined(__x86_64__) || defined(__i386__)
+          else __builtin_ia32_pause();
+#endif
+        }
+    }
+    void unlock() noexcept { locked.store(false, std::memory_order_release); }
+    std::atomic<bool> locked{false};
+  };
   // A serial stage: whether an item holds it, the next sequence number in
   // order, and the items parked for it (at most max_in_flight, reserved).
   struct gate {
-    std::mutex lock;  // held for a few instructions, never across a switch
+    gate_lock lock;
     bool held = false;
     std::uint64_t next = 0;
     std::vector<item> parked;
+  };
+  // A task of the run, queued as a parent-first job counted in jobs_. The
+  // input's task lives in the run (input_frame_): there is at most one
+  // (oneTBB's rule above), and the next is queued only once it has started.
+  // An item's comes from the worker's pool of job blocks.
+  struct step_job final : detail::parent_first_job {
+    step_job(pipeline_run* r, step s, bool pooled) : self(r), from(s), from_pool(pooled) {
+      run = &detail::run_parent_first_job;
+      group = &r->jobs_;
+      invoke = &start;
+    }
+    static void start(detail::parent_first_job* base) {
+      auto* job = static_cast<step_job*>(base);
+      pipeline_run* self = job->self;
+      const step from = job->from;
+      if (job->from_pool) {
+        job->~step_job();
+        detail::free_job(job, sizeof(step_job));
+      }
+      self->go_from(from);
+    }
+    pipeline_run* self;
+    step from;
+    bool from_pool;
   };
 
   // Whether the calling task should move to run at `where`: it is off the
@@ -277,71 +343,110 @@ class run {
     g.sync();
   }
 
-  // The first stage, one item at a time; each item is spawned work-first,
-  // under every policy (a parent-first policy's spawn would queue each item
-  // and sync the group on the slow path).
-  void make_items() {
-    task_group items(detail::work_first_group);
-    for (std::uint64_t seq = 0;; ++seq) {
-      permits_.acquire();
-      if (cancelled_.load(std::memory_order_acquire)) {
-        permits_.release();
-        break;
-      }
-      const std::size_t slot = take_slot();
-      flow_control fc;
-      run_stage(0, slot, fc);
-      if (cancelled_.load(std::memory_order_acquire) || fc.stopped()) {
-        finish(slot, true);
-        break;
-      }
-      if (nodes_.size() == 1) {
-        finish(slot, false);
-        continue;
-      }
-      items.spawn([this, slot, seq] { flow({slot, seq}, 1, false); });
+  void start() {
+    at_place(nodes_[0].where, [this] { drive(); });
+  }
+  // The caller's task, on a worker: makes the first item, then waits for
+  // every task the run queued. Under LOCUS_SPAN nothing is queued: the
+  // steps run here, each as a measured child, in the order one worker
+  // would run them.
+  void drive() {
+    measured_ = (detail::current_worker()->hooks & detail::hook_span) != 0;
+    jobs_.stolen = true;  // its sync waits for the count
+    go_from({{0, 0}, 0, true});
+    while (!measured_steps_.empty()) {
+      const step s = measured_steps_.back();
+      measured_steps_.pop_back();
+      (void)detail::run_span_child([this, s] { go_from(s); }, detail::span_steal::child);
     }
-    items.sync();  // the items catch everything, so this does not throw
+    detail::sync_group(jobs_);
   }
 
-  // Item `it` from stage `from` to the end (or until it is parked).
-  // `arrived`: stage `from`'s place move is done, whether or not the
-  // policy acted on the hint.
-  void flow(item it, std::size_t from, bool arrived) {
-    task_group handed_on;
-    carry(it, from, arrived, handed_on);
-    handed_on.sync();
+  // One task of the run: from `s` to the end of its item (or until the
+  // item is parked or moves), then, while the input falls to it, new items.
+  void go_from(step s) {
+    bool input = s.stage == 0 || carry(s.it, s.stage, s.arrived);
+    bool arrived = s.stage == 0 && s.arrived;
+    while (input) {
+      input = make_and_carry(arrived);
+      arrived = false;
+    }
   }
 
-  void carry(item it, std::size_t from, bool arrived, task_group& handed_on) {
+  // The first stage makes one item, which this task then carries; returns
+  // whether this task makes the next one too (oneTBB's stage_task: the next
+  // input is spawned while a token is left).  The input's task always finds
+  // a free slot: it is queued, or made so, only when one is.
+  bool make_and_carry(bool arrived) {
+    if (!arrived && moves(0)) {
+      queue({{0, 0}, 0, true}, nodes_[0].where);
+      return false;
+    }
+    if (cancelled()) return false;
+    const item it{take_slot(), next_seq_++};  // only the input's task touches next_seq_
+    flow_control fc;
+    run_stage(0, it.slot, fc);
+    if (cancelled() || fc.stopped()) {
+      clear(it.slot);
+      free_slot(it.slot);  // the input does not wait: nobody makes another item
+      return false;
+    }
+    if (slot_left()) queue({{0, 0}, 0, false});
+    return carry(it, 1, false);
+  }
+
+  // Item `it` from stage `from` to the end (or until it is parked or moves);
+  // returns whether this task makes the next item.
+  bool carry(item it, std::size_t from, bool arrived) {
+    bool input = false;
     for (std::size_t k = from; k < nodes_.size(); ++k) {
-      const detail::pipe::node& n = nodes_[k];
-      if (!(arrived && k == from) && n.where.place != any.place && away(n.where) &&
-          !cancelled_.load(std::memory_order_acquire)) {
-        at_place(n.where, [this, it, k] { flow(it, k, true); });
-        return;
+      if (!(arrived && k == from) && moves(k)) {
+        queue({it, k, true}, nodes_[k].where);
+        return input;
       }
-      if (n.mode == stage_mode::parallel) {
+      if (nodes_[k].mode == stage_mode::parallel) {
         run_unless_cancelled(k, it.slot);
         continue;
       }
-      if (!enter(k, it)) return;  // parked: the stage's holder carries it on
+      if (!enter(k, it)) return input;  // parked: the stage's holder carries it on
       for (;;) {
         run_unless_cancelled(k, it.slot);
         const std::optional<item> next = leave(k, it);
         if (!next) break;
         // Still holding stage k, now for `next`; `it` goes on without us.
-        handed_on.spawn([this, it, k] { flow(it, k + 1, false); }, parent_first);
+        if (k + 1 < nodes_.size()) queue({it, k + 1, false});
+        else input |= finish(it.slot);
         it = *next;
       }
     }
-    finish(it.slot, cancelled_.load(std::memory_order_acquire));
+    return finish(it.slot) || input;
+  }
+
+  // Stage k has a place and the calling task is not there.
+  bool moves(std::size_t k) const {
+    return nodes_[k].where.place != any.place && away(nodes_[k].where) && !cancelled();
+  }
+
+  // A task of the run starting at `s`, in this worker's deque or, moving
+  // to a place, in that place's shared queue.
+  void queue(step s, place_hint where = any) {
+    if (measured_) {
+      measured_steps_.push_back(s);
+      return;
+    }
+    const bool input = s.stage == 0;
+    auto* job = new (input ? static_cast<void*>(input_frame_) : detail::allocate_job(sizeof(step_job)))
+        step_job(this, s, !input);
+    job->ctx = detail::current_worker()->ctx;
+    if (where.place == any.place) return detail::push_counted_child(jobs_, job);
+    job->ctx.place = static_cast<std::int16_t>(where.place);
+    detail::enqueue_counted_child(jobs_, job);
   }
 
   // Takes serial stage k for `it`, or parks it there (false).
   bool enter(std::size_t k, item it) {
     gate& g = gates_[k];
-    std::lock_guard<std::mutex> hold(g.lock);
+    std::lock_guard<gate_lock> hold(g.lock);
     const bool its_turn = nodes_[k].mode == stage_mode::serial_out_of_order ? !g.held : g.next == it.seq;
     if (its_turn)
       g.held = true;
@@ -353,7 +458,7 @@ class run {
   // next keeps the stage held (returned), or the stage is let go.
   std::optional<item> leave(std::size_t k, item done) {
     gate& g = gates_[k];
-    std::lock_guard<std::mutex> hold(g.lock);
+    std::lock_guard<gate_lock> hold(g.lock);
     g.next = done.seq + 1;
     auto chosen = g.parked.end();
     if (nodes_[k].mode == stage_mode::serial_out_of_order) {
@@ -371,8 +476,9 @@ class run {
     return next;
   }
 
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
   void run_unless_cancelled(std::size_t k, std::size_t slot) {
-    if (cancelled_.load(std::memory_order_acquire)) return;
+    if (cancelled()) return;
     flow_control fc;
     run_stage(k, slot, fc);
   }
@@ -387,31 +493,57 @@ class run {
     }
   }
 
-  std::size_t take_slot() {
-    std::lock_guard<std::mutex> hold(slot_lock_);
-    const std::size_t s = free_slots_.back();  // a permit guarantees one
-    free_slots_.pop_back();
-    return s;
+  // The item in `slot` left: empty what skipped stages left in its cells
+  // (after a cancellation), give its slot back. Returns whether the input
+  // waited for it: this task then makes the next item.
+  bool finish(std::size_t slot) {
+    if (cancelled()) clear(slot);
+    return free_slot(slot);
   }
-  // The item left: empty what skipped stages left in its cells (after a
-  // cancellation), give its slot and permit back.
-  void finish(std::size_t slot, bool skipped) {
-    if (skipped)
-      for (auto& b : buffers_)
-        if (b) b->clear(slot);
-    {
-      std::lock_guard<std::mutex> hold(slot_lock_);
-      free_slots_.push_back(slot);
+  void clear(std::size_t slot) {
+    for (auto& b : buffers_)
+      if (b) b->clear(slot);
+  }
+
+  // The free slots (free_: the top slot + 1, 0 for none): a stack any task
+  // pushes to and only the input's task pops from (one item is made at a
+  // time), so a pop cannot meet the ABA problem. In the same word,
+  // input_waits: the input's task found no slot left after making an item;
+  // the task that frees the next one makes the next item.
+  static constexpr std::uint64_t input_waits = std::uint64_t{1} << 63;
+  std::size_t take_slot() {
+    std::uint64_t top = free_.load(std::memory_order_acquire);
+    while (!free_.compare_exchange_weak(top, below_[top - 1], std::memory_order_acquire,
+                                        std::memory_order_acquire)) {
     }
-    permits_.release();
+    return static_cast<std::size_t>(top - 1);
+  }
+  // Whether a slot is left for the next item; if none, the input waits.
+  bool slot_left() {
+    std::uint64_t top = free_.load(std::memory_order_acquire);
+    while (top == 0)
+      if (free_.compare_exchange_weak(top, input_waits, std::memory_order_release, std::memory_order_acquire))
+        return false;
+    return true;
+  }
+  // Returns whether the input waited for a slot.
+  bool free_slot(std::size_t slot) {
+    std::uint64_t top = free_.load(std::memory_order_relaxed);
+    do below_[slot] = top & ~input_waits;
+    while (!free_.compare_exchange_weak(top, slot + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+    return (top & input_waits) != 0;
   }
 
   const std::vector<detail::pipe::node>& nodes_;
   std::vector<std::unique_ptr<detail::pipe::buffer_base>> buffers_;  // by stage
-  semaphore permits_;
+  std::uint64_t next_seq_ = 0;
   std::vector<gate> gates_;  // by stage; used for serial stages after the first
-  std::mutex slot_lock_;
-  std::vector<std::size_t> free_slots_;
+  std::vector<std::uint64_t> below_;  // by slot: free_ under it, when it is free
+  std::atomic<std::uint64_t> free_{0};
+  detail::group_state jobs_;  // the run's tasks (drive waits for them)
+  alignas(step_job) unsigned char input_frame_[sizeof(step_job)];  // the input's task, when queued
+  bool measured_ = false;              // LOCUS_SPAN: steps run in drive()
+  std::vector<step> measured_steps_;  // ... these, newest first
   std::atomic<bool> cancelled_{false};
   std::mutex error_lock_;
   std::exception_ptr error_;
@@ -420,7 +552,7 @@ class run {
 }  // namespace detail_pipe_run
 
 inline void pipeline(std::size_t max_in_flight, const stage<void, void>& chain) {
-  detail_pipe_run::run(max_in_flight, chain.nodes()).go();
+  detail_pipe_run::pipeline_run(max_in_flight, chain.nodes()).go();
 }
 
 #endif

@@ -69,10 +69,6 @@ struct parent_first_t {
 inline constexpr parent_first_t parent_first{};
 
 namespace detail {
-struct work_first_group_t {
-  explicit constexpr work_first_group_t() = default;
-};
-inline constexpr work_first_group_t work_first_group{};
 
 template <class H>
 inline constexpr bool is_spawn_hint = std::is_same_v<H, parent_first_t> || std::is_same_v<H, place_hint> ||
@@ -107,7 +103,6 @@ class task_group {
   task_group() = default;
   explicit task_group(work_hint) {}
   explicit task_group(footprint_hint) {}
-  explicit task_group(detail::work_first_group_t) {}
   task_group(work_hint, footprint_hint) {}
   template <class F, class... Hints>
   void spawn(F&& f, Hints...) {
@@ -150,9 +145,6 @@ class task_group {
     hints_.flags = detail::group_hints::footprint_given;
     hints_.footprint = bytes.bytes;
   }
-  // A group whose children run work-first under every policy (detail:
-  // the pipeline's items; group_hints::work_first).
-  explicit task_group(detail::work_first_group_t) noexcept { hints_.flags = detail::group_hints::work_first; }
   task_group(work_hint total, footprint_hint bytes) {
     hints_.flags = detail::group_hints::work_given | detail::group_hints::footprint_given;
     hints_.work_total = total.value;

@@ -10,8 +10,12 @@ namespace locus::detail {
 
 void enqueue_child(group_state& g, frame* job) {
   if (current_worker() == nullptr) return spawn_external(g, job);
-  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   g.stolen = true;  // runs from a shared queue: sync must wait for it
+  enqueue_counted_child(g, job);
+}
+
+void enqueue_counted_child(group_state& g, frame* job) {
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   queue_shared(*this_worker().rt, job);
 }
 

@@ -394,6 +394,14 @@ frame* run_parent_first_job(frame* f) {
   return parent_ready(g->waiter, ready_reason::last_child_returned);
 }
 
+void push_counted_child(group_state& g, parent_first_job* job) {
+  worker& w = this_worker();
+  count_entry_demand(w);  // an arena entered in place: its workers first (roots.cpp)
+  g.outstanding.fetch_add(1, std::memory_order_acq_rel);
+  push_own(w, job);
+  notify_push();
+}
+
 void route_spawn(group_state& g, frame* f) {
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   g.stolen = true;  // sync must wait for it

@@ -59,10 +59,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
                   std::int32_t place, double work, bool parent_first) {
   count_entry_demand(static_cast<worker&>(w));  // an arena entered in place: its workers first (roots.cpp)
   policy_base& p = policy_of(w);
-  // A work-first group (a pipeline's items) is not the policy's to order
-  // or to share out: its children start here, in this task's context.
-  const bool work_first = (h.flags & group_hints::work_first) != 0;
-  if ((w.hooks & hook_work_hints) && !work_first) {
+  if (w.hooks & hook_work_hints) {
     const share_plan plan = plan_share(p, w, g, h, first, place, work, parent_first);
     if (!plan.queued) {
       start_with(w, g, c, plan);
@@ -80,7 +77,7 @@ bool spawn_hooked(worker_view& w, group_state& g, group_hints& h, const erased_c
     return true;
   }
   if (first && (w.hooks & hook_task_events)) report_created(p, w, g);
-  if (!parent_first && (work_first || !((w.hooks & hook_spawn_order) && p.parent_first(w, false, place))))
+  if (!parent_first && !((w.hooks & hook_spawn_order) && p.parent_first(w, false, place)))
     return false;
   parent_first_job* job = c.queue(c.callable, &g);
   job->ctx = w.ctx;

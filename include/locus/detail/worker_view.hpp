@@ -92,11 +92,6 @@ struct group_hints {
   static constexpr std::uint8_t work_given = 1;       // constructed with locus::work(total)
   static constexpr std::uint8_t distributed = 2;      // the policy distributed (or tied) this round
   static constexpr std::uint8_t footprint_given = 4;  // constructed with locus::footprint(bytes)
-  // Its children run work-first in the spawner's context whatever the
-  // policy's spawn order or share of work (hook_spawn_order,
-  // hook_work_hints): a pipeline's items, as TBB's pipeline runs each item
-  // in the task that made it and leaves the next one stealable.
-  static constexpr std::uint8_t work_first = 8;
   group_hints() noexcept {}
   std::uint8_t flags = 0;
   double work_total;
@@ -264,6 +259,14 @@ void spawn_external(group_state& g, frame* job);  // non-worker parent, parent-f
 // task_group::enqueue: the job goes to its place's shared queue (from a
 // worker or not), counted as outstanding in its group.
 void enqueue_child(group_state& g, frame* job);
+// Jobs that any task of group g may queue, not only the group's owner (a
+// pipeline's tasks, each of which may queue the next input or an item
+// handed on, as oneTBB's pipeline tasks spawn theirs). Each counts as
+// outstanding in g, like a stolen child, so a queuing task must itself be
+// counted there (or be the owner); the owner sets g.stolen before the
+// first, so that its sync waits for them. From a worker only.
+void push_counted_child(group_state& g, parent_first_job* job);     // this worker's deque
+void enqueue_counted_child(group_state& g, frame* job);  // job->ctx.place's shared queue
 // locus::enqueue: a task nobody joins. It counts as a root in flight until
 // it returns, so the pool does not stop before it has run.
 struct detached_job : frame {
