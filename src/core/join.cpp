@@ -399,6 +399,7 @@ void push_counted_child(group_state& g, parent_first_job* job) {
   count_entry_demand(w);  // an arena entered in place: its workers first (roots.cpp)
   g.outstanding.fetch_add(1, std::memory_order_acq_rel);
   push_own(w, job);
+  w.spawns.bump();  // a spawn for the statistics, and the simulator's push and pop
   notify_push();
 }
 
