@@ -56,13 +56,13 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "locus/detail/constructs_namespace.hpp"
 #include "locus/detail/span_hooks.hpp"
+#include "locus/detail/spin_lock.hpp"
 #include "locus/detail/worker_view.hpp"
 #include "locus/place.hpp"
 #include "locus/runtime.hpp"
@@ -276,27 +276,10 @@ class pipeline_run {
     std::size_t stage;
     bool arrived;
   };
-  // A serial stage's lock: held for a few instructions, never across a
-  // switch, so a task that finds it taken spins (as oneTBB's spin_mutex),
-  // and past a few rounds yields its thread in case the holder's was
-  // preempted.
-  struct gate_lock {
-    void lock() noexcept {
-      for (unsigned spins = 0; locked.exchange(true, std::memory_order_acquire);)
-        while (locked.load(std::memory_order_relaxed)) {
-          if (++spins > 64) std::this_thread::yield();
-#if defined(__x86_64__) || defined(__i386__)
-          else __builtin_ia32_pause();
-#endif
-        }
-    }
-    void unlock() noexcept { locked.store(false, std::memory_order_release); }
-    std::atomic<bool> locked{false};
-  };
   // A serial stage: whether an item holds it, the next sequence number in
   // order, and the items parked for it (at most max_in_flight, reserved).
   struct gate {
-    gate_lock lock;
+    detail::spin_lock lock;  // held for a few instructions
     bool held = false;
     std::uint64_t next = 0;
     std::vector<item> parked;
@@ -446,7 +429,7 @@ class pipeline_run {
   // Takes serial stage k for `it`, or parks it there (false).
   bool enter(std::size_t k, item it) {
     gate& g = gates_[k];
-    std::lock_guard<gate_lock> hold(g.lock);
+    std::lock_guard<detail::spin_lock> hold(g.lock);
     const bool its_turn = nodes_[k].mode == stage_mode::serial_out_of_order ? !g.held : g.next == it.seq;
     if (its_turn)
       g.held = true;
@@ -458,7 +441,7 @@ class pipeline_run {
   // next keeps the stage held (returned), or the stage is let go.
   std::optional<item> leave(std::size_t k, item done) {
     gate& g = gates_[k];
-    std::lock_guard<gate_lock> hold(g.lock);
+    std::lock_guard<detail::spin_lock> hold(g.lock);
     g.next = done.seq + 1;
     auto chosen = g.parked.end();
     if (nodes_[k].mode == stage_mode::serial_out_of_order) {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "locus/detail/frame.hpp"
+#include "locus/detail/spin_lock.hpp"
 
 namespace locus::detail {
 
@@ -47,8 +48,9 @@ class frame_ring {
 unsigned next_lane_turn() noexcept;
 
 // One shared queue: root tasks submitted from outside the pool, enqueued
-// tasks, woken waiters. It has a few lanes, each a lock and a FIFO on its
-// own cache line, as oneTBB's task_stream has for its enqueued tasks: a push
+// tasks, woken waiters. It has a few lanes, each a spin lock and a FIFO on
+// its own cache line, as oneTBB's task_stream has for its enqueued tasks
+// (an exchange to take the lock, a store to let it go): a push
 // goes to the first lane from this thread's turn whose lock is free, a pop
 // takes from the first non-empty lane it can lock, and waits for a lock
 // only when every non-empty lane is held. So a producer and a consumer (or
@@ -66,11 +68,11 @@ class injector {
     const unsigned start = count_ == 1 ? 0 : next_lane_turn();
     for (unsigned i = 0; i < count_; ++i) {
       lane& l = lanes_[(start + i) % count_];
-      std::unique_lock lock(l.mutex, std::try_to_lock);
+      std::unique_lock lock(l.lock, std::try_to_lock);
       if (lock) return l.push(f);
     }
     lane& l = lanes_[start % count_];
-    std::lock_guard lock(l.mutex);
+    std::lock_guard lock(l.lock);
     l.push(f);
   }
   // nullptr when every lane was empty. A caller that read the shared
@@ -81,7 +83,7 @@ class injector {
     for (unsigned i = 0; i < count_; ++i) {
       lane& l = lanes_[(start + i) % count_];
       if (l.size.load(std::memory_order_relaxed) == 0) continue;
-      std::unique_lock lock(l.mutex, std::try_to_lock);
+      std::unique_lock lock(l.lock, std::try_to_lock);
       if (!lock) {
         if (held == nullptr) held = &l;
         continue;
@@ -89,13 +91,13 @@ class injector {
       if (frame* f = l.take()) return f;
     }
     if (held == nullptr) return nullptr;
-    std::lock_guard lock(held->mutex);
+    std::lock_guard lock(held->lock);
     return held->take();
   }
 
  private:
   struct alignas(64) lane {
-    std::mutex mutex;
+    spin_lock lock;
     std::atomic<std::size_t> size{0};  // changed under the lock; read without it as a hint
     frame_ring items;
     // Under the lock, which orders every writer of size: a load and a

@@ -17,7 +17,6 @@
 // waiter.
 #include <new>
 #include <semaphore>
-#include <thread>
 
 #include "core/join.hpp"
 #include "core/runtime_state.hpp"
@@ -48,14 +47,6 @@ struct task_waiter : park_request {
     return nullptr;  // queued: `self` may already be gone
   }
 };
-
-void wait_queue::lock() noexcept {
-  // Yield so that an oversubscribed holder gets its turn.
-  while (busy_.exchange(true, std::memory_order_acquire))
-    while (busy_.load(std::memory_order_relaxed)) std::this_thread::yield();
-}
-
-void wait_queue::unlock() noexcept { busy_.store(false, std::memory_order_release); }
 
 void wait_queue::push(task_waiter* w) noexcept {
   w->next = nullptr;

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "locus/detail/spin_lock.hpp"
+
 namespace locus::detail {
 
 struct task_waiter;
@@ -17,15 +19,15 @@ struct task_waiter;
 class wait_queue {
  public:
   // Held for a few instructions: no switch, no system call while held.
-  void lock() noexcept;
-  void unlock() noexcept;
+  void lock() noexcept { lock_.lock(); }
+  void unlock() noexcept { lock_.unlock(); }
   // Under the lock.
   void push(task_waiter* w) noexcept;
   task_waiter* pop() noexcept;  // the oldest waiter, or nullptr
   bool empty() const noexcept { return head_ == nullptr; }
 
  private:
-  std::atomic<bool> busy_{false};
+  spin_lock lock_;
   task_waiter* head_ = nullptr;
   task_waiter* tail_ = nullptr;
 };
