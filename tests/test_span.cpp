@@ -86,8 +86,6 @@ TEST(Span, AffinityLoopPiecesAreParallelChildren) {
   EXPECT_NEAR(st.span_s, leaf_s, leaf_s * 0.1);  // 16 pieces of 100 iterations, one leaf each
 }
 
-// On real threads the mode runs everything in serial order and keeps the
-// usual exception rule.
 // A pipeline's tasks run in place, each a measured child (nothing is
 // queued under LOCUS_SPAN): every item passes, in order, and the items'
 // parallel stages count as parallel children, not as a chain.
@@ -116,6 +114,8 @@ TEST(Span, PipelineItemsAreParallelChildren) {
   EXPECT_LE(st.span_s, 2.2 * leaf_s);  // the first item's, in the caller's strand, and one other
 }
 
+// On real threads the mode runs everything in serial order and keeps the
+// usual exception rule.
 TEST(Span, SerialOrderAndExceptionsOnThreads) {
   locus::runtime_options o;
   o.workers = 4;

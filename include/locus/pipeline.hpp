@@ -285,11 +285,11 @@ class pipeline_run {
     std::vector<item> parked;
   };
   // A task of the run, queued as a parent-first job counted in jobs_. The
-  // input's task lives in the run (input_frame_): there is at most one
-  // (oneTBB's rule above), and the next is queued only once it has started.
-  // An item's comes from the worker's pool of job blocks.
+  // input's task (stage 0) lives in the run (input_frame_): there is at
+  // most one (oneTBB's rule above), and the next is queued only once it
+  // has started. An item's comes from the worker's pool of job blocks.
   struct step_job final : detail::parent_first_job {
-    step_job(pipeline_run* r, step s, bool pooled) : self(r), from(s), from_pool(pooled) {
+    step_job(pipeline_run* r, step s) : self(r), from(s) {
       run = &detail::run_parent_first_job;
       group = &r->jobs_;
       invoke = &start;
@@ -298,7 +298,7 @@ class pipeline_run {
       auto* job = static_cast<step_job*>(base);
       pipeline_run* self = job->self;
       const step from = job->from;
-      if (job->from_pool) {
+      if (from.stage != 0) {
         job->~step_job();
         detail::free_job(job, sizeof(step_job));
       }
@@ -306,15 +306,11 @@ class pipeline_run {
     }
     pipeline_run* self;
     step from;
-    bool from_pool;
   };
 
-  // Whether the calling task should move to run at `where`: it is off the
-  // pool (a thread's call to pipeline()), or at another place than asked.
-  static bool away(place_hint where) {
-    const int here = current_place();
-    return here < 0 || (where.place != any.place && here != where.place);
-  }
+  // Whether the calling task (on a worker: go() saw to it) should move to
+  // run at `where`, another place than its own.
+  static bool away(place_hint where) { return where.place != any.place && current_place() != where.place; }
   // Runs f at place `where`: here if the caller is there, else enqueued to
   // that place's shared queue (section 4.4.3: detached from this worker's
   // deque, so that this worker cannot revoke it) and joined.
@@ -406,9 +402,7 @@ class pipeline_run {
   }
 
   // Stage k has a place and the calling task is not there.
-  bool moves(std::size_t k) const {
-    return nodes_[k].where.place != any.place && away(nodes_[k].where) && !cancelled();
-  }
+  bool moves(std::size_t k) const { return away(nodes_[k].where) && !cancelled(); }
 
   // A task of the run starting at `s`, in this worker's deque or, moving
   // to a place, in that place's shared queue.
@@ -417,9 +411,8 @@ class pipeline_run {
       measured_steps_.push_back(s);
       return;
     }
-    const bool input = s.stage == 0;
-    auto* job = new (input ? static_cast<void*>(input_frame_) : detail::allocate_job(sizeof(step_job)))
-        step_job(this, s, !input);
+    auto* job = new (s.stage == 0 ? static_cast<void*>(input_frame_) : detail::allocate_job(sizeof(step_job)))
+        step_job(this, s);
     job->ctx = detail::current_worker()->ctx;
     if (where.place == any.place) return detail::push_counted_child(jobs_, job);
     job->ctx.place = static_cast<std::int16_t>(where.place);

@@ -268,12 +268,16 @@ bool count_away_from_zero(std::atomic<int>& count, int delta) {
 }
 
 // now_ns: the caller's clock read, or none (read here if the count crosses zero).
+std::uint64_t read_unless_known(runtime_state& rt, std::optional<std::uint64_t> now_ns) {
+  return now_ns ? *now_ns : rt.eng->now_ns();
+}
+
 bool count_root_in(runtime_state& rt, int arena, std::optional<std::uint64_t> now_ns) {
   if (rt.arenas.started(arena) && rt.arenas.engaged()) rebalance(rt);
   if (count_away_from_zero(rt.roots_in_flight, +1)) return false;
   std::lock_guard lock(rt.busy_mutex);
   if (rt.roots_in_flight.fetch_add(1, std::memory_order_seq_cst) != 0) return false;
-  rt.busy_since_ns = now_ns ? *now_ns : rt.eng->now_ns();
+  rt.busy_since_ns = read_unless_known(rt, now_ns);
   return true;
 }
 
@@ -283,7 +287,7 @@ void count_root_out(runtime_state& rt, int arena, std::optional<std::uint64_t> n
   {
     std::lock_guard lock(rt.busy_mutex);
     if (rt.roots_in_flight.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + ((now_ns ? *now_ns : rt.eng->now_ns()) - rt.busy_since_ns),
+    rt.busy_ns.store(rt.busy_ns.load(std::memory_order_relaxed) + (read_unless_known(rt, now_ns) - rt.busy_since_ns),
                      std::memory_order_relaxed);
   }
   // The computation is over. Under the simulator the next root comes only

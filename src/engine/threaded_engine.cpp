@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "locus/detail/spin_lock.hpp"
 
 namespace locus::detail {
 namespace {
@@ -68,19 +69,9 @@ class threaded_engine final : public engine {
 
   void wake(std::atomic<std::uint32_t>& word) override { futex(&word, FUTEX_WAKE_PRIVATE, 1, nullptr); }
 
-  void relax(unsigned spins) override {
-    // Spin politely a while, then give the core away: with more workers than
-    // cores the thread we wait for may need this one.
-    if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#elif defined(__aarch64__)
-      asm volatile("yield");
-#endif
-    } else {
-      sched_yield();
-    }
-  }
+  // Spin politely a while, then give the core away: with more workers than
+  // cores the thread we wait for may need this one.
+  void relax(unsigned spins) override { detail::relax_cpu(spins); }
 
   std::uint64_t seed(int worker) override {
     return base_seed_ * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(worker) + 1;

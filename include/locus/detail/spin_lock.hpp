@@ -1,9 +1,7 @@
-// A lock held for a few instructions (a shared-queue lane's growth at
-// worst), never across a fiber switch: taking it is one atomic exchange,
-// letting it go one release store (oneTBB's spin_mutex, which its
-// task_stream lanes and pipeline filters use). A thread that finds it held spins on a plain load with the
-// CPU's pause, and past a few rounds yields, in case the holder's thread
-// was preempted (an oversubscribed pool, a loaded machine).
+// Waiting for another thread for a few instructions: spin_lock, held that
+// long (a shared-queue lane's growth at worst) and never across a fiber
+// switch, and relax_cpu, one step of any such wait (the threaded engine's
+// idle spin uses it too).
 #pragma once
 
 #include <atomic>
@@ -11,30 +9,36 @@
 
 namespace locus::detail {
 
+// Step `spins` of a wait: the CPU's pause for the first 64, then the
+// thread gives its core away, in case the thread waited for needs it (an
+// oversubscribed pool, a loaded machine).
+inline void relax_cpu(unsigned spins) noexcept {
+  if (spins >= 64) {
+    std::this_thread::yield();
+    return;
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Taking it is one atomic exchange, letting it go one release store
+// (oneTBB's spin_mutex, which its task_stream lanes and pipeline filters
+// use); a thread that finds it held waits on a plain load.
 class spin_lock {
  public:
   bool try_lock() noexcept {
     return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire);
   }
   void lock() noexcept {
-    while (held_.exchange(true, std::memory_order_acquire)) wait_until_free();
+    while (held_.exchange(true, std::memory_order_acquire))
+      for (unsigned spins = 0; held_.load(std::memory_order_relaxed); ++spins) relax_cpu(spins);
   }
   void unlock() noexcept { held_.store(false, std::memory_order_release); }
 
  private:
-  void wait_until_free() const noexcept {
-    for (unsigned spins = 0; held_.load(std::memory_order_relaxed); ++spins) {
-      if (spins >= 64) {
-        std::this_thread::yield();
-        continue;
-      }
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#elif defined(__aarch64__)
-      asm volatile("yield");
-#endif
-    }
-  }
   std::atomic<bool> held_{false};
 };
 
