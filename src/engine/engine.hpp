@@ -83,7 +83,8 @@ class engine {
                     std::uint64_t timeout_ns) = 0;
   virtual void wake(std::atomic<std::uint32_t>& word) = 0;
 
-  // One step of a spin-wait loop (a pause, or a yield when oversubscribed).
+  // One failed round of a spin-wait loop, `spins` rounds failed before it
+  // (threads: 1,000 TSC ticks of pauses, then a yield as well).
   virtual void relax(unsigned spins) = 0;
 
   // An idle worker that sees nothing it may take anywhere (no frame in any

@@ -31,6 +31,7 @@ class threaded_engine final : public engine {
 
   void start_workers(const placement& places, bool pin_threads, const std::function<void(int)>& body) override {
     const int count = static_cast<int>(places.worker_core.size());
+    yield_after_ = 2 * (static_cast<unsigned>(count) + 1);
     threads_.reserve(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
       const int cpu = pin_threads ? places.worker_os_cpu[static_cast<std::size_t>(i)] : -1;
@@ -69,9 +70,19 @@ class threaded_engine final : public engine {
 
   void wake(std::atomic<std::uint32_t>& word) override { futex(&word, FUTEX_WAKE_PRIVATE, 1, nullptr); }
 
-  // Spin politely a while, then give the core away: with more workers than
-  // cores the thread we wait for may need this one.
-  void relax(unsigned spins) override { detail::relax_cpu(spins); }
+  // One failed round of a wait (an idle worker's search, mostly), as
+  // oneTBB's stealing loop backs off (stealing_loop_backoff): about 1,000
+  // TSC ticks of pauses a round, and from round 2 (P + 1) on the core is
+  // offered to another thread as well (an oversubscribed pool, a loaded
+  // machine). A thief that tried again at once would take the victim's
+  // deque line from it at every push and pop the owner makes in the
+  // meantime: with a pause a round the owner of a short job (the next
+  // input of a pipeline, issue 44) mostly takes it back itself, where with
+  // one pause a round the two workers handed every item to each other.
+  void relax(unsigned spins) override {
+    prolonged_pause();
+    if (spins >= yield_after_) std::this_thread::yield();
+  }
 
   std::uint64_t seed(int worker) override {
     return base_seed_ * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(worker) + 1;
@@ -87,7 +98,26 @@ class threaded_engine final : public engine {
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   }
 
+  // About 1,000 TSC ticks (oneTBB's prolonged_pause): pauses that double
+  // up to 16 at a time until the counter has moved that far, or moved
+  // back (the thread went to another CPU). Elsewhere a fixed run of pauses.
+  static void prolonged_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    std::uint64_t prev = __builtin_ia32_rdtsc();
+    const std::uint64_t until = prev + 1000;
+    for (unsigned count = 1;; count = count < 16 ? count * 2 : 16) {
+      for (unsigned i = 0; i < count; ++i) __builtin_ia32_pause();
+      const std::uint64_t now = __builtin_ia32_rdtsc();
+      if (now <= prev || now >= until) return;
+      prev = now;
+    }
+#else
+    for (unsigned i = 0; i < 80; ++i) detail::relax_cpu(0);
+#endif
+  }
+
   std::uint64_t base_seed_;
+  unsigned yield_after_ = 4;  // 2 (P + 1), set by start_workers
   std::vector<std::thread> threads_;
 };
 

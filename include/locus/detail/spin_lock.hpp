@@ -1,7 +1,6 @@
 // Waiting for another thread for a few instructions: spin_lock, held that
 // long (a shared-queue lane's growth at worst) and never across a fiber
-// switch, and relax_cpu, one step of any such wait (the threaded engine's
-// idle spin uses it too).
+// switch, and relax_cpu, one step of any such wait.
 #pragma once
 
 #include <atomic>
