@@ -5,9 +5,9 @@
 // edges * 2^scale directed edges, quadrant probabilities a, b = c =
 // 0.19 (1 - a) / 0.43, d = 0.05 (1 - a) / 0.43, so a = 0.57 gives the usual
 // 0.57 / 0.19 / 0.19 / 0.05; a larger a skews the degrees more, as
-// twitter-2010's do). Vertex labels are not permuted, so the high-degree
-// vertices gather at low labels and blocks of vertices carry unequal work,
-// the irregularity that OpenMP static cannot balance.
+// twitter-2010's do). Vertex labels are not permuted (unless permute=1),
+// so the high-degree vertices gather at low labels and blocks of vertices
+// carry unequal work, the irregularity that OpenMP static cannot balance.
 //
 // Iteration t (1 <= t <= iterations) computes, for every vertex v, pulling
 // over its in-edges in a fixed order,
@@ -56,12 +56,12 @@ using bench::splitmix64;
 
 class pagerank_graph_instance final : public bench::instance {
  public:
-  pagerank_graph_instance(std::int64_t scale, std::int64_t edges, double a, std::int64_t local,
+  pagerank_graph_instance(std::int64_t scale, std::int64_t edges, double a, std::int64_t local, bool permute,
                           std::int64_t iterations, std::int64_t block, std::int64_t seed)
       : n_(std::int64_t{1} << scale), iterations_(iterations), block_(block), blocks_((n_ + block - 1) / block),
         offsets_(static_cast<std::size_t>(n_ + 1)), outdeg_(static_cast<std::size_t>(n_)),
         contrib_(static_cast<std::size_t>(iterations + 1)), rank_(static_cast<std::size_t>(n_)) {
-    build_rmat(scale, edges * n_, a, local, seed);
+    build_rmat(scale, edges * n_, a, local, permute, seed);
     build_block_preds();
     for (auto& c : contrib_) c.resize(static_cast<std::size_t>(n_));
     for (std::int64_t v = 0; v < n_; ++v)
@@ -120,7 +120,8 @@ class pagerank_graph_instance final : public bench::instance {
     s << n_ << " vertices, " << sources_.size() << " edges (max in-degree " << max_indeg_ << ", max out-degree "
       << max_outdeg_ << "), " << iterations_ << " iterations, " << blocks_ << " blocks of " << block_
       << " vertices, " << static_cast<double>(preds) / static_cast<double>(blocks_)
-      << " predecessor blocks per node, rank sum " << sum;
+      << " predecessor blocks per node, heaviest block " << 100.0 * static_cast<double>(heaviest_block_edges())
+      / static_cast<double>(std::max<std::size_t>(sources_.size(), 1)) << "% of the edges, rank sum " << sum;
     s << bench::locality_note(locality_);
     return s.str();
   }
@@ -134,12 +135,25 @@ class pagerank_graph_instance final : public bench::instance {
   // bit from the row and the destination's from the column. With `local`
   // percent, an edge's source is redrawn uniformly within local_window
   // labels of its destination instead: the links within a host of a crawl
-  // in URL order (uk-2002's), which R-MAT alone does not have. Then the
-  // in-edges of every vertex in CSR (sources by destination, in edge order).
+  // in URL order (uk-2002's), which R-MAT alone does not have. With
+  // `permute`, R-MAT's labels are first mapped through a random permutation
+  // (its own generator, so the edges drawn are the same), which spreads the
+  // high-degree vertices over every block. Then the in-edges of every
+  // vertex in CSR (sources by destination, in edge order).
   static constexpr std::int64_t local_window = 1024;
-  void build_rmat(std::int64_t scale, std::int64_t edges, double a, std::int64_t local, std::int64_t seed) {
+  void build_rmat(std::int64_t scale, std::int64_t edges, double a, std::int64_t local, bool permute,
+                  std::int64_t seed) {
     const double b = 0.19 * (1 - a) / 0.43, c = b;
     splitmix64 rng{static_cast<std::uint64_t>(seed)};
+    std::vector<std::uint32_t> label;
+    if (permute) {
+      label.resize(static_cast<std::size_t>(n_));
+      for (std::int64_t v = 0; v < n_; ++v) label[static_cast<std::size_t>(v)] = static_cast<std::uint32_t>(v);
+      splitmix64 shuffle{~static_cast<std::uint64_t>(seed)};
+      for (std::int64_t v = n_ - 1; v > 0; --v)
+        std::swap(label[static_cast<std::size_t>(v)],
+                  label[static_cast<std::size_t>(static_cast<std::int64_t>(shuffle.uniform() * static_cast<double>(v + 1)))]);
+    }
     std::vector<std::uint32_t> src(static_cast<std::size_t>(edges)), dst(static_cast<std::size_t>(edges));
     for (std::int64_t e = 0; e < edges; ++e) {
       std::uint32_t u = 0, v = 0;
@@ -148,6 +162,10 @@ class pagerank_graph_instance final : public bench::instance {
         const std::uint32_t row = r >= a + b, col = (r >= a && r < a + b) || r >= a + b + c;
         u = u << 1 | row;
         v = v << 1 | col;
+      }
+      if (permute) {
+        u = label[u];
+        v = label[v];
       }
       if (local > 0 && rng.uniform() * 100 < static_cast<double>(local)) {
         const auto offset = static_cast<std::int64_t>(rng.uniform() * (2 * local_window + 1)) - local_window;
@@ -185,6 +203,15 @@ class pagerank_graph_instance final : public bench::instance {
       }
       std::sort(list.begin(), list.end());
     }
+  }
+
+  // The in-edges of the block with the most: its node is on every
+  // iteration's critical path, so iterations x its time bounds any run.
+  std::int64_t heaviest_block_edges() const {
+    std::int64_t most = 0;
+    for (std::int64_t b = 0; b < blocks_; ++b)
+      most = std::max(most, offsets_[static_cast<std::size_t>(hi(b))] - offsets_[static_cast<std::size_t>(lo(b))]);
+    return most;
   }
 
   std::int64_t lo(std::int64_t b) const { return b * block_; }
@@ -297,6 +324,10 @@ const bench::registrar pagerank_graph{{
                                "percent of edges whose source lies within 1024 labels of the destination "
                                "(a crawl's links within a host; 0: R-MAT alone)",
                                {0, 100});
+      const auto permute = p.get("permute", 0, 0, 0, s,
+                                 "1: vertex labels randomly permuted (blocks of even work); 0: R-MAT's own, the "
+                                 "high-degree vertices in the first blocks",
+                                 {0, 1});
       const auto iterations = p.get("iterations", 4, 10, 10, s, "power-method iterations", {0});
       const auto block = p.get("block", 64, 4096, 65536, s, "vertices per node (and per loop piece)", {1});
       const auto seed = p.get("seed", 1, 1, 1, s, "seed of the R-MAT generator", {0});
@@ -304,7 +335,7 @@ const bench::registrar pagerank_graph{{
         throw std::invalid_argument("pagerank-graph: --param scale and edges give 2^scale * edges = " +
                                     std::to_string((std::int64_t{1} << scale) * edges) +
                                     " edges; accepted: at most 2^32");
-      return std::make_unique<pagerank_graph_instance>(scale, edges, a, local, iterations, block, seed);
+      return std::make_unique<pagerank_graph_instance>(scale, edges, a, local, permute != 0, iterations, block, seed);
     }}};
 
 }  // namespace
