@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -148,11 +149,8 @@ class pagerank_graph_instance final : public bench::instance {
     std::vector<std::uint32_t> label;
     if (permute) {
       label.resize(static_cast<std::size_t>(n_));
-      for (std::int64_t v = 0; v < n_; ++v) label[static_cast<std::size_t>(v)] = static_cast<std::uint32_t>(v);
-      splitmix64 shuffle{~static_cast<std::uint64_t>(seed)};
-      for (std::int64_t v = n_ - 1; v > 0; --v)
-        std::swap(label[static_cast<std::size_t>(v)],
-                  label[static_cast<std::size_t>(static_cast<std::int64_t>(shuffle.uniform() * static_cast<double>(v + 1)))]);
+      std::iota(label.begin(), label.end(), std::uint32_t{0});
+      splitmix64{~static_cast<std::uint64_t>(seed)}.shuffle(label);
     }
     std::vector<std::uint32_t> src(static_cast<std::size_t>(edges)), dst(static_cast<std::size_t>(edges));
     for (std::int64_t e = 0; e < edges; ++e) {
